@@ -1,0 +1,152 @@
+"""hipport's command line: argument handling only; the work is in hipport.api."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from hipport import __version__
+
+
+def _fail(message: str) -> None:
+    click.echo(f"hipport: {message}", err=True)
+    sys.exit(2)
+
+
+def _load_rules(user_rules: tuple[str, ...]):
+    from hipport.rules.loader import load_rules
+    from hipport.rules.schema import RuleFileError
+
+    try:
+        return load_rules([Path(p) for p in user_rules])
+    except RuleFileError as exc:
+        _fail(str(exc))
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+
+
+def _options(hip_version: str | None, launch_syntax: str, roc: bool):
+    from hipport.options import Options
+    from hipport.versions import parse_version
+
+    try:
+        version = parse_version(hip_version) if hip_version else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--hip-version") from None
+    return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hipport")
+def main() -> None:
+    """Port CUDA C++ sources to HIP, and report what could not be ported.
+
+    \b
+    hipport convert kernel.cu -o kernel.hip   port one file
+    hipport convert src/ -o src-hip/          mirror a tree, porting every source
+    """
+
+
+@main.command()
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("-o", "--output", "out", metavar="OUT",
+              help="Output file or directory; '-' writes a single file's port to stdout.")
+@click.option("--in-place", is_flag=True, help="Rewrite SRC itself, atomically.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path), metavar="FILE",
+              help="Write the JSON migration report to FILE ('-' for stdout).")
+@click.option("--hip-version", metavar="X.Y",
+              help="Target HIP version; names newer than it are reported. Default: newest known.")
+@click.option("--launch-syntax", type=click.Choice(["keep", "hip"]), default="keep", show_default=True,
+              help="Keep k<<<...>>>(...) launches, or emit hipLaunchKernelGGL(...).")
+@click.option("--roc", is_flag=True, help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist.")
+@click.option("--rules", "user_rules", multiple=True, metavar="FILE",
+              help="Extra rule file (repeatable); its rules win over the built-in ones.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None, hip_version: str | None,
+            launch_syntax: str, roc: bool, user_rules: tuple[str, ...], quiet: bool) -> None:
+    """Port SRC (a file or a directory) to HIP.
+
+    Every byte outside an edit is kept as it was: encoding, line endings, comments
+    and strings. Exit status is 0 when the output was written, even with findings,
+    and 2 on usage or I/O errors.
+    """
+    from hipport import api
+    from hipport.emit.report import dumps
+    from hipport.emit.writer import write_atomic
+
+    if out is None and not in_place:
+        raise click.UsageError("give -o OUT (or '-o -' for stdout), or --in-place")
+    if out is not None and in_place:
+        raise click.UsageError("-o and --in-place exclude each other")
+    if not src.exists():
+        _fail(f"{src}: no such file or directory")
+    options = _options(hip_version, launch_syntax, roc)
+    rules = _load_rules(user_rules)
+    started = time.perf_counter()
+    try:
+        if src.is_dir():
+            if out == "-":
+                raise click.UsageError("a directory cannot be written to stdout")
+            if in_place:
+                run = api.convert_tree_in_place(src, rules, options)
+            else:
+                run = api.convert_tree(src, Path(out), rules, options)
+            results, errors = run.results, run.errors
+        else:
+            result = api.port_file(src, rules, options, display=str(src))
+            if in_place:
+                if result.changed:
+                    write_atomic(src, result.output, mode_from=src)
+            elif out == "-":
+                sys.stdout.buffer.write(result.output)
+                sys.stdout.flush()
+            else:
+                target = Path(out)
+                if target.is_dir():
+                    target = target / src.name
+                if target.resolve() == src.resolve():
+                    raise api.PortError(f"{target}: output is the input file; use --in-place")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(target, result.output, mode_from=src)
+            results, errors = [result], []
+    except api.PortError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{exc.filename or src}: {exc.strerror or exc}")
+
+    elapsed = time.perf_counter() - started
+    report = api.report_for(results, rules, options, {"seconds": round(elapsed, 3)})
+    if report_path is not None:
+        text = dumps(report)
+        if str(report_path) == "-":
+            click.echo(text, nl=False)
+        else:
+            try:
+                write_atomic(report_path, text.encode("utf-8"))
+            except OSError as exc:
+                _fail(f"{report_path}: cannot write report: {exc.strerror}")
+    for message in errors:
+        click.echo(f"hipport: {message}", err=True)
+    if not quiet:
+        _print_findings(results)
+        _print_summary(report["summary"], elapsed)
+    if errors:
+        sys.exit(2)
+
+
+def _print_findings(results) -> None:
+    for result in sorted(results, key=lambda r: r.path):
+        for f in result.findings:
+            click.echo(f"{result.path}:{f.line}:{f.column}: {f.severity.value} {f.code} {f.message}", err=True)
+
+
+def _print_summary(summary: dict, elapsed: float) -> None:
+    sev = summary["findings_by_severity"]
+    click.echo(
+        f"hipport: {summary['files']} file(s), {summary['changed']} changed, {summary['edits']} edit(s), "
+        f"{summary['converted']} reference(s) ported, {summary['unmapped']} unmapped; "
+        f"{sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} info; {elapsed:.2f}s",
+        err=True,
+    )

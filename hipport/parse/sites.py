@@ -1,0 +1,63 @@
+"""What a parser backend reports: the places in a file the engine may act on.
+
+Every position is a byte offset into the original source. Backends differ in how
+they find these places, never in what they report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Role(str, Enum):
+    USE = "use"  # a name used as code: value, type, call target, template argument
+    DECLARATION = "declaration"  # the file declares this name itself
+    NAMESPACE = "namespace"  # a namespace token: `cub` in cub::X, using namespace cub
+    MARKER = "marker"  # a CUDA keyword such as __global__
+
+
+@dataclass(slots=True)
+class NameSite:
+    start: int
+    end: int
+    name: str
+    role: Role
+    # For calls: byte spans of the arguments, so argument-aware rules can wrap one.
+    arguments: list[tuple[int, int]] | None = None
+    in_macro_body: bool = False
+    in_device_code: bool = False
+
+
+@dataclass(slots=True)
+class IncludeSite:
+    line_start: int  # first byte of the #include line
+    line_end: int  # one past its newline
+    path_start: int  # the path between the delimiters
+    path_end: int
+    path: str
+    scope: tuple[int, ...]  # start offsets of the enclosing #if/#else blocks
+
+
+@dataclass(slots=True)
+class LaunchSite:
+    """k<<<config...>>>(args): spans of the pieces a launch rewrite keeps."""
+
+    start: int
+    end: int
+    kernel: tuple[int, int]
+    kernel_is_template: bool
+    config: list[tuple[int, int]]
+    config_close: int  # one past '>>>'
+    args_open: int  # the '(' of the argument list
+    arguments: list[tuple[int, int]]
+    in_device_code: bool = False
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    names: list[NameSite] = field(default_factory=list)
+    includes: list[IncludeSite] = field(default_factory=list)
+    launches: list[LaunchSite] = field(default_factory=list)
+    syntax_error_at: int | None = None
+    syntax_error_detail: str = ""
+    top_insert_at: int = 0  # where a new top-level #include goes when there is none

@@ -1,0 +1,208 @@
+"""The rule engine: turn a parsed file's sites into edits and findings."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from hipport.diagnostics import Edit, Finding, LineIndex, Severity
+from hipport.emit.edits import apply_edits, order_edits
+from hipport.options import Options
+from hipport.parse.scan import scan
+from hipport.parse.sites import NameSite, ParsedFile, Role
+from hipport.rules.includes import plan_includes
+from hipport.rules.launch import launch_edits
+from hipport.rules.ruleset import NameRule, RuleSet
+from hipport.versions import format_version, parse_version
+
+LIBRARY_TITLES = {
+    "CUDA_Runtime_API": "CUDA Runtime API", "CUDA_Driver_API": "CUDA Driver API",
+    "Device_API": "CUDA device API", "RTC": "NVRTC", "CUBLAS": "cuBLAS", "CURAND": "cuRAND",
+    "CUFFT": "cuFFT", "CUSPARSE": "cuSPARSE", "CUSOLVER": "cuSOLVER", "CUDNN": "cuDNN",
+    "CUB": "CUB", "cuComplex": "cuComplex",
+}
+
+
+@dataclass
+class FileResult:
+    path: str
+    source: bytes
+    output: bytes
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    converted: Counter = field(default_factory=Counter)  # library -> references ported
+    converted_names: Counter = field(default_factory=Counter)
+    unmapped: Counter = field(default_factory=Counter)
+    launches: int = 0
+    parsed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+
+def port_source(source: bytes, rules: RuleSet, options: Options = Options(), path: str = "<stdin>",
+                backend=None) -> FileResult:
+    """Port one file's bytes. Never raises on odd input: problems become findings."""
+    candidates = scan(source, rules.is_interesting)
+    result = FileResult(path=path, source=source, output=source)
+    if not candidates:
+        return result
+    if backend is None:
+        from hipport.parse.treesitter import TreeSitterBackend
+
+        backend = TreeSitterBackend()
+    parsed = backend.parse(source, candidates, rules.markers)
+    result.parsed = True
+    _Porter(source, rules, options, result).run(parsed)
+    return result
+
+
+class _Porter:
+    def __init__(self, source: bytes, rules: RuleSet, options: Options, result: FileResult) -> None:
+        self.source = source
+        self.rules = rules
+        self.options = options
+        self.result = result
+        self.target = options.hip_version or rules.newest_hip
+        self.edits: list[Edit] = []
+        self.uses_device_code = False
+        self.uses_runtime_api = False
+
+    def run(self, parsed: ParsedFile) -> None:
+        declared = {site.name for site in parsed.names if site.role is Role.DECLARATION}
+        for site in parsed.names:
+            self._name(site, declared)
+        if parsed.launches:
+            self.uses_device_code = True
+            self.result.launches = len(parsed.launches)
+            if self.options.launch_syntax == "hip":
+                for launch in parsed.launches:
+                    edits = launch_edits(launch)
+                    if edits is None:
+                        self._finding("HP105", launch.start, launch.start + 3, "<<<",
+                                      "this launch has an unusual configuration; rewrite it by hand")
+                    else:
+                        self.edits.extend(edits)
+        include_plan = plan_includes(
+            self.source, parsed, self.rules, self.options,
+            needs_runtime=self.uses_device_code, needs_runtime_api=self.uses_runtime_api,
+        )
+        self.edits.extend(include_plan.edits)
+        for finding in include_plan.findings:
+            self._finding(*finding)
+        if parsed.syntax_error_at is not None:
+            at = parsed.syntax_error_at
+            self._finding("HP901", at, at, "", f"syntax error ({parsed.syntax_error_detail}); "
+                          "code around here was ported by name only")
+        self._finish()
+
+    # -- names -----------------------------------------------------------------
+
+    def _name(self, site: NameSite, declared: set[str]) -> None:
+        rules = self.rules
+        name = site.name
+        if site.role is Role.MARKER:
+            self.uses_device_code = True
+            return
+        if site.role is Role.DECLARATION:
+            if name in rules.names:
+                self._finding("HP104", site.start, site.end, name,
+                              f"this file declares its own '{name}', so hipport leaves every use of it as written")
+            return
+        if name in declared:
+            return
+        if site.role is Role.NAMESPACE:
+            namespace = rules.namespaces.get(name)
+            if namespace is not None:
+                self._rename(site, namespace.hip, namespace.library, name)
+            return
+        rule = rules.names.get(name)
+        if rule is not None:
+            self._apply_name_rule(site, rule)
+        lint = rules.lints.get(name)
+        if lint is not None:
+            self._finding(lint.code, site.start, site.end, name, lint.message,
+                          Severity(lint.severity) if lint.severity else None)
+        if rule is None and lint is None and name not in rules.namespaces and rules.unmapped_re.match(name):
+            self.result.unmapped[name] += 1
+            self._finding("HP102", site.start, site.end, name,
+                          f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+
+    def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
+        name = rule.cuda
+        target = rule.roc if self.options.roc and rule.roc else rule.hip
+        library = LIBRARY_TITLES.get(rule.library, rule.library)
+        if target is None:
+            hint = f"; use {rule.replacement}" if rule.replacement else ""
+            self._finding("HP101", site.start, site.end, name,
+                          f"'{name}' ({library}) has no HIP equivalent{hint}")
+            return
+        self._rename(site, target, rule.library, name)
+        if rule.library in self.rules.runtime_libraries:
+            self.uses_runtime_api = True
+            if rule.library == "Device_API" and (target != name or name.startswith("__")):
+                self.uses_device_code = True
+        self._version_findings(site, rule, target)
+        wrap = self.rules.wraps.get(name)
+        if wrap is not None:
+            self._wrap_argument(site, wrap)
+
+    def _rename(self, site: NameSite, target: str, library: str, name: str) -> None:
+        self.result.converted[library] += 1
+        self.result.converted_names[name] += 1
+        if target != name:
+            self.edits.append(Edit(site.start, site.end, target.encode("ascii")))
+
+    def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
+        wanted = format_version(self.target)
+        arrow = f"'{rule.cuda}' -> '{target}'"
+        if rule.added and parse_version(rule.added) > self.target:
+            self._finding("HP201", site.start, site.end, rule.cuda,
+                          f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
+        if rule.removed and parse_version(rule.removed) <= self.target:
+            self._finding("HP203", site.start, site.end, rule.cuda,
+                          f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}")
+        elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
+            self._finding("HP202", site.start, site.end, rule.cuda,
+                          f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}")
+        if rule.experimental:
+            self._finding("HP204", site.start, site.end, rule.cuda,
+                          f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")
+
+    def _wrap_argument(self, site: NameSite, wrap) -> None:
+        arguments = site.arguments
+        if arguments is None or wrap.argument >= len(arguments):
+            self._finding("HP105", site.start, site.end, site.name,
+                          f"'{site.name}' is not called here; wrap its symbol argument in {wrap.wrapper}(...) by hand")
+            return
+        start, end = arguments[wrap.argument]
+        argument = self.source[start:end]
+        if argument.startswith(wrap.wrapper.encode("ascii") + b"("):
+            return
+        self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
+        self.edits.append(Edit(end, end, b")"))
+
+    # -- output ----------------------------------------------------------------
+
+    def _finding(self, code: str, start: int, end: int, name: str, message: str,
+                 severity: Severity | None = None) -> None:
+        info = self.rules.codes.get(code)
+        if severity is None:
+            severity = Severity(info.severity) if info else Severity.WARNING
+        self.result.findings.append(Finding(code, severity, start, end, name, message))
+
+    def _finish(self) -> None:
+        ordered, rejected = order_edits(self.edits)
+        for edit in rejected:
+            self._finding("HP902", edit.start, edit.end, "",
+                          "two rewrites overlap here; the later one was skipped")
+        self.result.edits = ordered
+        self.result.output = apply_edits(self.source, ordered)
+        index = LineIndex(self.source)
+        for finding in self.result.findings:
+            finding.line, finding.column = index.position(finding.start)
+        self.result.findings.sort(key=lambda f: (f.start, f.code))
+
+
+def _short(version: str) -> str:
+    return format_version(parse_version(version))

@@ -1,0 +1,71 @@
+"""Header mapping, de-duplication and the implicit runtime include.
+
+Include changes are planned together, after every name is seen, so the
+runtime include is inserted once and two CUDA headers that map to one HIP
+header leave a single #include (the LibCST-style queue, applied once).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hipport.diagnostics import Edit
+from hipport.options import Options
+from hipport.parse.sites import IncludeSite, ParsedFile
+from hipport.rules.ruleset import RuleSet
+
+
+@dataclass
+class IncludePlan:
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # code, start, end, name, msg
+
+
+def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Options,
+                  needs_runtime: bool, needs_runtime_api: bool) -> IncludePlan:
+    plan = IncludePlan()
+    kept: list[tuple[str, tuple[int, ...]]] = []
+    for site in sorted(parsed.includes, key=lambda s: s.line_start):
+        target = _target(site, rules, options, plan)
+        if target is None:
+            continue
+        if target != site.path and _already_included(kept, target, site.scope):
+            plan.edits.append(Edit(site.line_start, site.line_end, b""))
+            continue
+        kept.append((target, site.scope))
+    targets = {target for target, _ in kept}
+    runtime = rules.runtime_include
+    if runtime in targets:
+        return plan
+    if needs_runtime or (needs_runtime_api and rules.runtime_api_include not in targets):
+        plan.edits.append(_runtime_include(source, parsed, runtime))
+    return plan
+
+
+def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePlan) -> str | None:
+    """The header this include names after porting; None when the line goes."""
+    header = rules.headers.get(site.path)
+    if header is None:
+        return site.path
+    if header.drop:
+        plan.edits.append(Edit(site.line_start, site.line_end, b""))
+        return None
+    if header.hip is None:
+        plan.findings.append(("HP103", site.path_start, site.path_end, site.path,
+                              f"<{site.path}> has no HIP equivalent"))
+        return site.path
+    target = header.roc if options.roc and header.roc else header.hip
+    if target != site.path:
+        plan.edits.append(Edit(site.path_start, site.path_end, target.encode("ascii")))
+    return target
+
+
+def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scope: tuple[int, ...]) -> bool:
+    # An earlier include covers this one only from the same or an enclosing #if block.
+    return any(t == target and scope[: len(s)] == s for t, s in kept)
+
+
+def _runtime_include(source: bytes, parsed: ParsedFile, header: str) -> Edit:
+    newline = b"\r\n" if b"\r\n" in source[: source.find(b"\n") + 1 or len(source)] else b"\n"
+    first = min(parsed.includes, key=lambda s: s.line_start, default=None)
+    at = first.line_start if first is not None and not first.scope else parsed.top_insert_at
+    return Edit(at, at, b"#include <" + header.encode("ascii") + b">" + newline)

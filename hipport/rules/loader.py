@@ -1,0 +1,162 @@
+"""Load rule files into a RuleSet, through a cache keyed on their contents.
+
+Order of precedence, lowest first: rules/generated/*.toml (from the reference
+CSVs), rules/*.toml (hand-written), then user files given with --rules. A later
+rule for the same CUDA name replaces an earlier one.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+import tomllib
+from pathlib import Path
+
+from hipport import __version__
+from hipport.rules.ruleset import (
+    CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
+)
+from hipport.rules.schema import RuleFileError, validate
+
+_NAME_FIELDS = set(NameRule.__slots__) - {"cuda", "hip", "library", "kind", "section", "origin"}
+
+
+def builtin_rules_dir() -> Path:
+    """rules/ beside the package in a checkout, or the copy packed into a wheel."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "_rules", here.parent / "rules"):
+        if (candidate / "codes.toml").is_file():
+            return candidate
+    raise FileNotFoundError("hipport's built-in rules/ directory is missing from this installation")
+
+
+def builtin_rule_files() -> list[Path]:
+    root = builtin_rules_dir()
+    return sorted((root / "generated").glob("*.toml")) + sorted(root.glob("*.toml"))
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("HIPPORT_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "hipport"
+
+
+def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool = True) -> RuleSet:
+    files = [(p, True) for p in builtin_rule_files()] + [(Path(p), False) for p in user_files]
+    blobs = []
+    for path, _ in files:
+        try:
+            blobs.append(path.read_bytes())
+        except OSError as exc:
+            raise RuleFileError(str(path), 0, f"cannot read rule file: {exc.strerror}") from None
+    digest = hashlib.sha256(__version__.encode())
+    for (path, builtin), blob in zip(files, blobs):
+        digest.update(f"{builtin}:{path.name}:{len(blob)}\0".encode())
+        digest.update(blob)
+    key = digest.hexdigest()
+
+    cache_file = _cache_dir() / f"rules-{key[:32]}.pickle"
+    if use_cache:
+        try:
+            with open(cache_file, "rb") as f:
+                cached = pickle.load(f)
+            if isinstance(cached, RuleSet) and cached.digest == key:
+                return cached
+        except Exception:  # a missing, stale or corrupt cache is rebuilt
+            pass
+
+    ruleset = RuleSet(digest=key)
+    for (path, builtin), blob in zip(files, blobs):
+        _merge(ruleset, path, blob, builtin)
+    ruleset.finish()
+    if use_cache:
+        _store(cache_file, ruleset)
+    return ruleset
+
+
+def _store(cache_file: Path, ruleset: RuleSet) -> None:
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=".rules-")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(ruleset, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache_file)
+    except OSError:
+        pass  # a read-only home only costs speed
+
+
+def parse_rule_file(path: Path, blob: bytes) -> dict:
+    display = str(path)
+    try:
+        text = blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = blob[: exc.start].count(b"\n") + 1
+        raise RuleFileError(display, line, "rule files must be UTF-8") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None) or _toml_error_line(str(exc))
+        raise RuleFileError(display, line, f"invalid TOML: {str(exc).split(' (at')[0]}") from None
+    validate(data, text, display)
+    return data
+
+
+def _toml_error_line(message: str) -> int:
+    import re
+
+    m = re.search(r"line (\d+)", message)
+    return int(m.group(1)) if m else 1
+
+
+def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
+    data = parse_rule_file(path, blob)
+    origin = Origin(str(path.name if builtin else path), builtin)
+    library = data.get("library", "user" if not builtin else "")
+
+    for entry in data.get("rename", []):
+        extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
+        ruleset.names[entry["cuda"]] = NameRule(
+            cuda=entry["cuda"], hip=entry["hip"], library=entry.get("library", library),
+            kind=entry.get("kind", "name"), section=entry.get("section", ""), origin=origin, **extra,
+        )
+    for entry in data.get("unsupported", []):
+        extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
+        ruleset.names[entry["cuda"]] = NameRule(
+            cuda=entry["cuda"], hip=None, library=entry.get("library", library),
+            kind=entry.get("kind", "name"), section=entry.get("section", ""), origin=origin, **extra,
+        )
+    for entry in data.get("header", []):
+        ruleset.headers[entry["cuda"]] = HeaderRule(
+            cuda=entry["cuda"], hip=entry.get("hip") or None, drop=entry.get("drop", False),
+            library=entry.get("library", library), origin=origin, roc=entry.get("roc"),
+            role=entry.get("role", "include"), hip_flat=entry.get("hip_flat"),
+        )
+    for entry in data.get("namespace", []):
+        ruleset.namespaces[entry["cuda"]] = NamespaceRule(
+            entry["cuda"], entry["hip"], entry.get("library", library), origin
+        )
+    for entry in data.get("wrap_argument", []):
+        ruleset.wraps[entry["cuda"]] = WrapRule(entry["cuda"], entry["argument"], entry["wrapper"], origin)
+    for entry in data.get("name_lint", []):
+        ruleset.lints[entry["cuda"]] = LintRule(
+            entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity")
+        )
+    for entry in data.get("code", []):
+        ruleset.codes[entry["code"]] = CodeInfo(**entry)
+    if "markers" in data:
+        ruleset.markers = ruleset.markers | frozenset(data["markers"])
+    if "runtime_libraries" in data:
+        ruleset.runtime_libraries = ruleset.runtime_libraries | frozenset(data["runtime_libraries"])
+    if "patterns" in data:
+        ruleset.unmapped_patterns = (*ruleset.unmapped_patterns, *data["patterns"])
+    for key in ("runtime_include", "runtime_api_include"):
+        if key in data:
+            setattr(ruleset, key, data[key])
+    text = blob.decode("utf-8")
+    test_lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[test]]"]
+    for index, entry in enumerate(data.get("test", [])):
+        line = test_lines[index] if index < len(test_lines) else 1
+        ruleset.tests.append(RuleTest(
+            entry["before"], entry["after"], origin, line,
+            tuple(entry.get("findings", ())), tuple(entry.get("args", ())),
+        ))

@@ -1,0 +1,142 @@
+"""The rule set the engine consults: plain lookup tables built from rule files."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hipport.versions import Version, parse_version
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    path: str
+    builtin: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NameRule:
+    """A CUDA identifier and what HIP calls it (hip is None when HIP has nothing)."""
+
+    cuda: str
+    hip: str | None
+    library: str
+    kind: str
+    section: str
+    origin: Origin
+    roc: str | None = None
+    added: str | None = None
+    deprecated: str | None = None
+    changed: str | None = None
+    removed: str | None = None
+    experimental: str | None = None
+    cuda_added: str | None = None
+    cuda_deprecated: str | None = None
+    cuda_removed: str | None = None
+    note: str | None = None
+    replacement: str | None = None
+
+    @property
+    def supported(self) -> bool:
+        return self.hip is not None
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderRule:
+    cuda: str
+    hip: str | None  # None with drop=True: the include goes; None otherwise: unsupported
+    drop: bool
+    library: str
+    origin: Origin
+    roc: str | None = None
+    role: str = "include"
+    hip_flat: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceRule:
+    cuda: str
+    hip: str
+    library: str
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class WrapRule:
+    cuda: str
+    argument: int
+    wrapper: str
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class LintRule:
+    cuda: str
+    code: str
+    message: str
+    origin: Origin
+    severity: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    effort: str = "medium"
+    help: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleTest:
+    before: str
+    after: str
+    origin: Origin
+    line: int
+    findings: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+
+
+@dataclass
+class RuleSet:
+    names: dict[str, NameRule] = field(default_factory=dict)
+    headers: dict[str, HeaderRule] = field(default_factory=dict)
+    namespaces: dict[str, NamespaceRule] = field(default_factory=dict)
+    wraps: dict[str, WrapRule] = field(default_factory=dict)
+    lints: dict[str, LintRule] = field(default_factory=dict)
+    codes: dict[str, CodeInfo] = field(default_factory=dict)
+    markers: frozenset[str] = frozenset()
+    runtime_include: str = "hip/hip_runtime.h"
+    runtime_api_include: str = "hip/hip_runtime_api.h"
+    runtime_libraries: frozenset[str] = frozenset()
+    unmapped_patterns: tuple[str, ...] = ()
+    tests: list[RuleTest] = field(default_factory=list)
+    digest: str = ""
+    # derived, rebuilt by finish()
+    vocabulary: frozenset[str] = frozenset()
+    unmapped_re: re.Pattern[str] | None = None
+    newest_hip: Version = (0, 0, 0)
+
+    def finish(self) -> "RuleSet":
+        """Derive the lookup structures the scanner and engine need."""
+        self.vocabulary = frozenset(
+            {*self.names, *self.namespaces, *self.wraps, *self.lints, *self.markers}
+        )
+        joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
+        self.unmapped_re = re.compile(rf"(?:{joined})\Z")
+        versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
+        self.newest_hip = max(versions, default=(0, 0, 0))
+        return self
+
+    def is_interesting(self, name: str) -> bool:
+        return name in self.vocabulary or self.unmapped_re.match(name) is not None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["unmapped_re"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
+        self.unmapped_re = re.compile(rf"(?:{joined})\Z")

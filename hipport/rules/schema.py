@@ -1,0 +1,189 @@
+"""The rule-file schema, and errors that point at file:line.
+
+Rule files are TOML. Each top-level array is one rule kind; each element is a
+table whose fields are checked here. See rules/README.md for the prose version.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+STR, BOOL, INT, STR_LIST = "string", "boolean", "integer", "list of strings"
+
+_VERSION_FIELDS = {
+    "added": STR, "deprecated": STR, "changed": STR, "removed": STR, "experimental": STR,
+    "cuda_added": STR, "cuda_deprecated": STR, "cuda_removed": STR,
+}
+
+# kind -> (required fields, optional fields)
+KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "rename": (
+        {"cuda": STR, "hip": STR},
+        {"kind": STR, "section": STR, "roc": STR, "library": STR, "note": STR, **_VERSION_FIELDS},
+    ),
+    "unsupported": (
+        {"cuda": STR},
+        {"kind": STR, "section": STR, "library": STR, "note": STR, "replacement": STR, "roc": STR,
+         **_VERSION_FIELDS},
+    ),
+    "header": (
+        {"cuda": STR},
+        {"hip": STR, "drop": BOOL, "unsupported": BOOL, "library": STR, "roc": STR, "role": STR,
+         "hip_flat": STR, "note": STR},
+    ),
+    "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
+    "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
+    "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
+    "code": (
+        {"code": STR, "name": STR, "severity": STR, "summary": STR},
+        {"effort": STR, "help": STR},
+    ),
+    "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
+}
+
+# Top-level scalars and lists that are not arrays of rules.
+TOP_LEVEL = {
+    "schema": INT, "library": STR, "runtime_include": STR, "runtime_api_include": STR,
+    "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST,
+}
+
+SEVERITIES = {"error", "warning", "info"}
+
+
+@dataclass
+class RuleFileError(Exception):
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+def _type_ok(value: object, expected: str) -> bool:
+    if expected == STR:
+        return isinstance(value, str)
+    if expected == BOOL:
+        return isinstance(value, bool)
+    if expected == INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+class _Locator:
+    """Finds the line of the i-th rule of a kind, and of a field inside it.
+
+    tomllib keeps no positions, so this re-reads the text. It understands both
+    layouts used in rules/: one inline table per line inside `kind = [ ... ]`,
+    and `[[kind]]` array-of-tables blocks.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def entry_line(self, kind: str, index: int) -> int:
+        header = re.compile(rf"^\s*\[\[\s*{re.escape(kind)}\s*\]\]")
+        hits = [n for n, line in enumerate(self.lines, 1) if header.match(line)]
+        if hits:
+            return hits[index] if index < len(hits) else hits[-1]
+        opener = re.compile(rf"^\s*{re.escape(kind)}\s*=\s*\[")
+        for n, line in enumerate(self.lines, 1):
+            if opener.match(line):
+                seen = -1
+                for m in range(n, len(self.lines) + 1):
+                    if self.lines[m - 1].lstrip().startswith("{") or (m == n and "{" in line):
+                        seen += 1
+                        if seen == index:
+                            return m
+                return n
+        return 1
+
+    def field_line(self, kind: str, index: int, field: str) -> int:
+        start = self.entry_line(kind, index)
+        if re.search(rf"\b{re.escape(field)}\s*=", self.lines[start - 1]):
+            return start
+        pattern = re.compile(rf"^\s*{re.escape(field)}\s*=")
+        for n in range(start + 1, min(len(self.lines), start + 50) + 1):
+            if self.lines[n - 1].lstrip().startswith("[["):
+                break
+            if pattern.match(self.lines[n - 1]):
+                return n
+        return start
+
+    def key_line(self, key: str) -> int:
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        for n, line in enumerate(self.lines, 1):
+            if pattern.match(line):
+                return n
+        return 1
+
+
+def validate(data: dict, text: str, path: str) -> None:
+    """Raise RuleFileError at the first schema violation."""
+    where = _Locator(text)
+    for key, value in data.items():
+        if key in KINDS:
+            if not isinstance(value, list):
+                raise RuleFileError(path, where.key_line(key), f"'{key}' must be an array of tables")
+            for index, entry in enumerate(value):
+                _validate_entry(key, index, entry, where, path)
+        elif key in TOP_LEVEL:
+            if not _type_ok(value, TOP_LEVEL[key]):
+                raise RuleFileError(path, where.key_line(key), f"'{key}' must be a {TOP_LEVEL[key]}")
+        else:
+            known = ", ".join(sorted([*KINDS, *TOP_LEVEL]))
+            raise RuleFileError(path, where.key_line(key), f"unknown key '{key}' (known: {known})")
+    if data.get("schema", 1) != 1:
+        raise RuleFileError(path, where.key_line("schema"), f"unsupported schema {data['schema']}, expected 1")
+    for n, pattern in enumerate(data.get("patterns", [])):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise RuleFileError(path, where.key_line("patterns") + n + 1, f"bad pattern {pattern!r}: {exc}") from None
+
+
+def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path: str) -> None:
+    required, optional = KINDS[kind]
+    if not isinstance(entry, dict):
+        raise RuleFileError(path, where.entry_line(kind, index), f"each '{kind}' entry must be a table")
+    for field, value in entry.items():
+        expected = required.get(field) or optional.get(field)
+        if expected is None:
+            allowed = ", ".join([*required, *optional])
+            raise RuleFileError(
+                path, where.field_line(kind, index, field),
+                f"unknown field '{field}' in {kind} rule (allowed: {allowed})",
+            )
+        if not _type_ok(value, expected):
+            raise RuleFileError(path, where.field_line(kind, index, field), f"field '{field}' must be a {expected}")
+    for field in required:
+        if field not in entry:
+            raise RuleFileError(path, where.entry_line(kind, index), f"{kind} rule is missing required field '{field}'")
+    severity = entry.get("severity")
+    if severity is not None and severity not in SEVERITIES:
+        raise RuleFileError(path, where.field_line(kind, index, "severity"),
+                            f"severity must be one of {', '.join(sorted(SEVERITIES))}")
+    for field in _VERSION_FIELDS:
+        value = entry.get(field)
+        if value is not None and not re.match(r"^\d+(\.\d+){0,2}$", value):
+            raise RuleFileError(path, where.field_line(kind, index, field), f"'{field}' is not a version: {value!r}")
+    if kind == "header":
+        _validate_header_path(entry, where.entry_line(kind, index), path)
+
+
+def _validate_header_path(entry: dict, line: int, path: str) -> None:
+    # Header targets end up inside #include lines of user files: keep them plain paths.
+    for field in ("hip", "roc", "hip_flat"):
+        value = entry.get(field)
+        if value is None:
+            continue
+        if not re.match(r"^[A-Za-z0-9_./+-]+$", value) or value.startswith("/") or ".." in value.split("/"):
+            raise RuleFileError(path, line, f"'{field}' must be a relative header path, got {value!r}")
+
+
+def relpath(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
