@@ -10,6 +10,7 @@ from pathlib import Path
 from hipport.emit.report import build_report, file_entry
 from hipport.emit.writer import write_atomic
 from hipport.options import Options
+from hipport.project import ProjectHeaders
 from hipport.rules.engine import FileResult, port_source
 from hipport.rules.ruleset import RuleSet
 
@@ -21,12 +22,15 @@ class PortError(Exception):
     """A problem with the user's input or output paths: reported in one line."""
 
 
-def port_file(path: Path, rules: RuleSet, options: Options, display: str | None = None) -> FileResult:
+def port_file(path: Path, rules: RuleSet, options: Options, display: str | None = None,
+              headers: ProjectHeaders | None = None) -> FileResult:
     try:
         source = Path(path).read_bytes()
     except OSError as exc:
         raise PortError(f"{path}: cannot read: {exc.strerror}") from None
-    return port_source(source, rules, options, path=display or str(path))
+    headers = headers or ProjectHeaders()
+    return port_source(source, rules, options, path=display or str(path),
+                       declared_elsewhere=headers.macros_visible_in(path, source))
 
 
 @dataclass
@@ -54,6 +58,7 @@ def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
     if out == src or src in out.parents:
         raise PortError(f"{out}: the output directory must not be inside the source tree (use --in-place)")
     run = TreeRun()
+    headers = ProjectHeaders()
     for path in iter_tree(src):
         rel = path.relative_to(src)
         target = out / rel
@@ -67,7 +72,7 @@ def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
                 os.symlink(os.readlink(path), target)
                 run.copied += 1
             elif is_source(path):
-                result = port_file(path, rules, options, display=rel.as_posix())
+                result = port_file(path, rules, options, display=rel.as_posix(), headers=headers)
                 write_atomic(target, result.output, mode_from=path)
                 run.results.append(result)
             else:
@@ -82,12 +87,13 @@ def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
 
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options) -> TreeRun:
     run = TreeRun()
+    headers = ProjectHeaders()
     for path in iter_tree(src):
         if path.is_symlink() or not is_source(path):
             continue
         rel = path.relative_to(src).as_posix()
         try:
-            result = port_file(path, rules, options, display=rel)
+            result = port_file(path, rules, options, display=rel, headers=headers)
             if result.changed:
                 write_atomic(path, result.output, mode_from=path)
             run.results.append(result)

@@ -136,6 +136,42 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
         sys.exit(2)
 
 
+@main.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--offload-arch", default="gfx90a", show_default=True, help="AMD GPU target to compile for.")
+@click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Extra include directory.")
+@click.option("-D", "defines", multiple=True, help="Extra preprocessor define.")
+def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], defines: tuple[str, ...]) -> None:
+    """Compile ported sources under PATH with hipcc -fsyntax-only (no GPU needed).
+
+    Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
+    is not installed here) for each translation unit. Exits 1 if any failed.
+    """
+    from hipport.verify import compile_check, find_hipcc, INSTALL_HINT, translation_units
+
+    hipcc = find_hipcc()
+    if hipcc is None:
+        _fail(INSTALL_HINT)
+    units = translation_units(path)
+    include_dirs = tuple(include_dirs) + tuple(sorted({u.parent for u in units}))
+    counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
+    for unit in units:
+        result = compile_check(unit, offload_arch, include_dirs, defines, hipcc=hipcc)
+        if result.ok:
+            status, detail = "OK", ""
+        elif result.missing_header and "/" in result.missing_header or \
+                (result.missing_header or "").startswith(("hip", "roc", "miopen")):
+            status, detail = "NO-LIB", f"{result.missing_header} is not installed"
+        else:
+            status, detail = "FAIL", result.first_error
+        counts[status] += 1
+        click.echo(f"{status:6} {unit}" + (f": {detail}" if detail else ""))
+    click.echo(f"hipport verify: {counts['OK']} ok, {counts['FAIL']} failed, "
+               f"{counts['NO-LIB']} need a ROCm library that is not installed")
+    if counts["FAIL"]:
+        sys.exit(1)
+
+
 def _print_findings(results) -> None:
     for result in sorted(results, key=lambda r: r.path):
         for f in result.findings:

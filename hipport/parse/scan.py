@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\r\n]+)[>"]', re.M)
+# The optional BOM lets the first line of a UTF-8-with-BOM file match; the
+# "line" group starts after it, so deleting that include keeps the BOM.
+INCLUDE = re.compile(rb'^(?:\xef\xbb\xbf)?(?P<line>[ \t]*#[ \t]*include[ \t]*([<"])([^>"\r\n]+)[>"])', re.M)
 LAUNCH = re.compile(rb"<<<")
 
 

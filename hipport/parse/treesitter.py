@@ -194,16 +194,17 @@ class _Classifier:
     # -- includes and launches -------------------------------------------------
 
     def _include(self, match) -> IncludeSite | None:
-        hash_at = match.start() + match.group(0).index(b"#")
+        line_start = match.start("line")
+        hash_at = line_start + match.group("line").index(b"#")
         node = self.root.descendant_for_byte_range(hash_at, hash_at + 1)
         if node is None or node.parent is None or node.parent.type != "preproc_include":
             return None
         line_end = self.source.find(b"\n", match.end())
         line_end = len(self.source) if line_end == -1 else line_end + 1
         return IncludeSite(
-            line_start=match.start(), line_end=line_end,
-            path_start=match.start(2), path_end=match.end(2),
-            path=match.group(2).decode("utf-8", "replace"),
+            line_start=line_start, line_end=line_end,
+            path_start=match.start(3), path_end=match.end(3),
+            path=match.group(3).decode("utf-8", "replace"),
             scope=self._scope(node.parent),
         )
 

@@ -41,8 +41,12 @@ class FileResult:
 
 
 def port_source(source: bytes, rules: RuleSet, options: Options = Options(), path: str = "<stdin>",
-                backend=None) -> FileResult:
-    """Port one file's bytes. Never raises on odd input: problems become findings."""
+                backend=None, declared_elsewhere: frozenset[str] = frozenset()) -> FileResult:
+    """Port one file's bytes. Never raises on odd input: problems become findings.
+
+    declared_elsewhere: names the user's project declares outside this file
+    (macros from its own headers); they are treated like the file's own.
+    """
     candidates = scan(source, rules.is_interesting)
     result = FileResult(path=path, source=source, output=source)
     if not candidates:
@@ -53,7 +57,7 @@ def port_source(source: bytes, rules: RuleSet, options: Options = Options(), pat
         backend = TreeSitterBackend()
     parsed = backend.parse(source, candidates, rules.markers)
     result.parsed = True
-    _Porter(source, rules, options, result).run(parsed)
+    _Porter(source, rules, options, result).run(parsed, declared_elsewhere)
     return result
 
 
@@ -68,8 +72,8 @@ class _Porter:
         self.uses_device_code = False
         self.uses_runtime_api = False
 
-    def run(self, parsed: ParsedFile) -> None:
-        declared = {site.name for site in parsed.names if site.role is Role.DECLARATION}
+    def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
+        declared = {site.name for site in parsed.names if site.role is Role.DECLARATION} | declared_elsewhere
         for site in parsed.names:
             self._name(site, declared)
         if parsed.launches:
@@ -105,7 +109,7 @@ class _Porter:
             self.uses_device_code = True
             return
         if site.role is Role.DECLARATION:
-            if name in rules.names:
+            if name in rules.vocabulary and name in rules.names:
                 self._finding("HP104", site.start, site.end, name,
                               f"this file declares its own '{name}', so hipport leaves every use of it as written")
             return

@@ -119,9 +119,10 @@ class RuleSet:
 
     def finish(self) -> "RuleSet":
         """Derive the lookup structures the scanner and engine need."""
-        self.vocabulary = frozenset(
-            {*self.names, *self.namespaces, *self.wraps, *self.lints, *self.markers}
-        )
+        # A name HIP spells the same way (sqrtf, atomicAdd) needs no edit; only the
+        # double-underscore intrinsics among them still mark a file as device code.
+        ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
+        self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers})
         joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
         self.unmapped_re = re.compile(rf"(?:{joined})\Z")
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]

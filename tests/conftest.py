@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hipport.options import Options
+from hipport.rules.loader import load_rules
+from hipport.versions import parse_version
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures" / "convert"
+
+
+@pytest.fixture(scope="session")
+def rules():
+    return load_rules(use_cache=False)
+
+
+@dataclass
+class Case:
+    name: str
+    directory: Path
+    input: Path
+    expected: Path
+    args: list[str]
+    compile: bool
+    findings: list[str]
+    description: str
+
+    def options(self) -> Options:
+        args = list(self.args)
+        kwargs = {}
+        while args:
+            flag = args.pop(0)
+            if flag == "--launch-syntax":
+                kwargs["launch_syntax"] = args.pop(0)
+            elif flag == "--hip-version":
+                kwargs["hip_version"] = parse_version(args.pop(0))
+            elif flag == "--roc":
+                kwargs["roc"] = True
+            else:
+                raise ValueError(f"{self.name}: unknown fixture arg {flag}")
+        return Options(**kwargs)
+
+
+def load_cases() -> list[Case]:
+    cases = []
+    for directory in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        meta = tomllib.loads((directory / "case.toml").read_text(encoding="utf-8"))
+        inputs = sorted(directory.glob("input.*"))
+        expected = sorted(directory.glob("expected.*"))
+        assert len(inputs) == 1 and len(expected) == 1, f"{directory}: one input.* and one expected.* expected"
+        cases.append(Case(directory.name, directory, inputs[0], expected[0], meta.get("args", []),
+                          meta.get("compile", False), meta.get("findings", []), meta.get("description", "")))
+    return cases
+
+
+CASES = load_cases()

@@ -1,0 +1,132 @@
+"""Rule files: their self-tests, their schema errors, and the generator's output."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from hipport.options import Options
+from hipport.rules.engine import port_source
+from hipport.rules.loader import builtin_rule_files, load_rules, parse_rule_file
+from hipport.rules.schema import RuleFileError
+from hipport.versions import parse_version
+
+
+def _self_tests():
+    return load_rules(use_cache=False).tests
+
+
+SELF_TESTS = _self_tests()
+
+
+def _options(args: tuple[str, ...]) -> Options:
+    kwargs, args = {}, list(args)
+    while args:
+        flag = args.pop(0)
+        if flag == "--hip-version":
+            kwargs["hip_version"] = parse_version(args.pop(0))
+        elif flag == "--launch-syntax":
+            kwargs["launch_syntax"] = args.pop(0)
+        elif flag == "--roc":
+            kwargs["roc"] = True
+    return Options(**kwargs)
+
+
+@pytest.mark.parametrize("test", SELF_TESTS, ids=[f"{t.origin.path}:{t.line}" for t in SELF_TESTS])
+def test_rule_self_test(test, rules):
+    result = port_source(test.before.encode(), rules, _options(test.args))
+    assert result.output.decode() == test.after
+    if test.findings:
+        assert sorted(f"{f.code}:{f.line}" for f in result.findings) == sorted(test.findings)
+
+
+def test_every_hand_written_rule_file_carries_self_tests():
+    hand_written = [p for p in builtin_rule_files() if p.parent.name != "generated" and p.name != "codes.toml"]
+    tested = {t.origin.path for t in SELF_TESTS}
+    assert {p.name for p in hand_written} <= tested
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ('schema = 1\nrename = [\n  { cuda = "cudaA", hip = "hipA" },\n  { cuda = "cudaB", hp = "hipB" },\n]\n',
+     4, "unknown field 'hp'"),
+    ('schema = 1\n\n[[rename]]\ncuda = "cudaA"\nhip = "hipA"\n\n[[rename]]\ncuda = "cudaB"\nhp = "x"\n',
+     9, "unknown field 'hp'"),
+    ('schema = 1\nrename = [\n  { cuda = "cudaA" },\n]\n', 3, "missing required field 'hip'"),
+    ('schema = 1\nrename = [\n  { cuda = "cudaA", hip = "hipA", added = "six" },\n]\n', 3, "not a version"),
+    ('schema = 1\nheader = [\n  { cuda = "a.h", hip = "../../etc/passwd" },\n]\n', 3, "relative header path"),
+    ('schema = 1\nrenames = []\n', 2, "unknown key 'renames'"),
+    ('schema = 1\nrename = [\n  { cuda = "cudaA", hip = 3 },\n]\n', 3, "'hip' must be a string"),
+    ('schema = 1\nrename = [ { cuda = "x" \n', 2, "invalid TOML"),
+])
+def test_malformed_rule_file_names_file_and_line(tmp_path, text, line, message):
+    path = tmp_path / "x.toml"
+    path.write_text(text)
+    with pytest.raises(RuleFileError) as info:
+        parse_rule_file(path, path.read_bytes())
+    assert info.value.line == line, str(info.value)
+    assert message in info.value.message
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_cli_reports_bad_user_rule_file_without_traceback(tmp_path):
+    bad = tmp_path / "mine.toml"
+    bad.write_text('schema = 1\nrename = [\n  { cuda = "myCuda", hp = "x" },\n]\n')
+    src = tmp_path / "a.cu"
+    src.write_text("int main() {}\n")
+    proc = subprocess.run([sys.executable, "-m", "hipport", "convert", str(src), "-o", "-", "--rules", str(bad)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"hipport: {bad}:3: unknown field 'hp' in rename rule " \
+        "(allowed: cuda, hip, kind, section, roc, library, note, added, deprecated, changed, removed, " \
+        "experimental, cuda_added, cuda_deprecated, cuda_removed)"
+    assert "Traceback" not in proc.stderr
+
+
+def test_user_rule_overrides_builtin(tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('schema = 1\nrename = [\n  { cuda = "cudaMalloc", hip = "myHipMalloc" },\n'
+                    '  { cuda = "cudaMyWrapper", hip = "hipMyWrapper" },\n]\n')
+    rules = load_rules([mine], use_cache=False)
+    out = port_source(b"void f(void** p) { cudaMalloc(p, 4); cudaMyWrapper(); }\n", rules).output
+    assert b"myHipMalloc(p, 4)" in out and b"hipMyWrapper()" in out
+
+
+def test_generated_rules_are_reproducible_from_the_reference(tmp_path):
+    reference = ROOT.parent / "shared" / "reference"
+    if not (reference / "cuda-hip-mappings.csv").exists():
+        pytest.skip("reference CSVs are not beside this checkout")
+    subprocess.run([sys.executable, str(ROOT / "tools" / "gen_rules.py"), "--reference", str(reference),
+                    "--out", str(tmp_path)], check=True, capture_output=True)
+    committed = ROOT / "rules" / "generated"
+    for path in sorted(committed.glob("*.toml")):
+        assert (tmp_path / path.name).read_text() == path.read_text(), f"{path.name} is stale: run make rules"
+    assert {p.name for p in tmp_path.glob("*.toml")} == {p.name for p in committed.glob("*.toml")}
+
+
+def test_every_reference_row_is_a_rule(rules):
+    import csv
+
+    reference = ROOT.parent / "shared" / "reference" / "cuda-hip-mappings.csv"
+    if not reference.exists():
+        pytest.skip("reference CSVs are not beside this checkout")
+    with open(reference, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        rule = rules.names[row["cuda_name"]]
+        if row["hip_name"]:
+            assert rule.hip is not None, row["cuda_name"]
+        else:
+            assert rule.hip is None, row["cuda_name"]
+
+
+def test_rule_cache_is_rebuilt_when_corrupt(tmp_path, monkeypatch):
+    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path))
+    first = load_rules()
+    (cache,) = tmp_path.glob("hipport/rules-*.pickle")
+    cache.write_bytes(b"not a pickle")
+    again = load_rules()
+    assert again.names.keys() == first.names.keys()
+    assert cache.read_bytes() != b"not a pickle"
