@@ -6,6 +6,8 @@ candidate instead of a Python walk over every node.
 """
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from functools import lru_cache
 
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
@@ -16,7 +18,6 @@ IDENTIFIER_NODES = {"identifier", "type_identifier", "namespace_identifier", "fi
 NOT_CODE = {
     "comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content",
     "raw_string_delimiter", "char_literal", "character", "escape_sequence", "system_lib_string",
-    "concatenated_string",
 }
 # Declarator wrappers between a declared name and the declaration that owns it.
 DECLARATOR_WRAPPERS = {
@@ -36,6 +37,19 @@ TYPE_PARAMETERS = {"type_parameter_declaration", "optional_type_parameter_declar
                    "variadic_type_parameter_declaration"}
 CONDITIONAL_BLOCKS = {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
 MACRO_DEFINITIONS = {"preproc_def", "preproc_function_def"}
+# Comments and literals found by lexing alone. Used where tree-sitter recovered
+# from an error, since its recovery can read an unterminated comment as code;
+# numbers come first so digit separators (1'000) are not taken for chars.
+_NOT_CODE_LEXEMES = re.compile(
+    rb"""[0-9][A-Za-z0-9_.']*
+       | //[^\n]*
+       | /\*.*?(?:\*/|\Z)
+       | R"(?P<delim>[^()\\\s"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
+       | "(?:\\.|[^"\\\n])*"?
+       | '(?:\\.|[^'\\\n])*'?""",
+    re.S | re.X,
+)
+_DEFINE_LINE = re.compile(rb"[ \t]*#[ \t]*define[ \t]+[A-Za-z_][A-Za-z0-9_]*(?:\(([^)]*)\))?")
 
 
 @lru_cache(maxsize=1)
@@ -62,6 +76,7 @@ class _Classifier:
         self.markers = markers
         self.macro_bodies: dict[int, dict[int, MacroIdentifier]] = {}
         self.guard_start = self._include_guard_start()
+        self.not_code = self._lex_not_code() if root.has_error else None
 
     def run(self, candidates: Candidates) -> ParsedFile:
         parsed = ParsedFile(top_insert_at=3 if self.source.startswith(b"\xef\xbb\xbf") else 0)
@@ -91,6 +106,8 @@ class _Classifier:
             return None
         parent = node.parent
         if node.type in NOT_CODE or (parent is not None and parent.type in NOT_CODE):
+            return None
+        if self.not_code is not None and self._lexically_not_code(start):
             return None
         if node.type == "preproc_arg":
             return self._macro_body_name(node, parent, start, end, name)
@@ -152,20 +169,19 @@ class _Classifier:
             current, parent = parent, parent.parent
         if parent is None or parent.type not in DECLARATION_OWNERS:
             return False
-        return current in parent.children_by_field_name("declarator")
+        if current not in parent.children_by_field_name("declarator"):
+            return False
+        # A declaration tree-sitter assembled while recovering from an error is
+        # a guess (`"text" cudaMemcpy(a, b)` reads as one); treat it as a use.
+        suspect = current if parent.type == "function_definition" else parent
+        return not suspect.has_error
 
     def _macro_body_name(self, body, definition, start: int, end: int, name: str) -> NameSite | None:
-        if definition is None or definition.type not in MACRO_DEFINITIONS:
-            return None  # #pragma, #error and friends carry text, not code
         tokens = self.macro_bodies.get(body.start_byte)
         if tokens is None:
-            params = frozenset()
-            param_node = definition.child_by_field_name("parameters")
-            if param_node is not None:
-                params = frozenset(
-                    self.source[c.start_byte:c.end_byte].decode("ascii", "replace")
-                    for c in param_node.named_children
-                )
+            params = self._macro_params(body, definition)
+            if params is None:
+                return None  # #pragma, #error and friends carry text, not code
             text = self.source[body.start_byte:body.end_byte]
             tokens = {t.start: t for t in macro_identifiers(text, params)}
             self.macro_bodies[body.start_byte] = tokens
@@ -180,6 +196,36 @@ class _Classifier:
             base = body.start_byte
             arguments = [(base + s, base + e) for s, e in token.arguments]
         return NameSite(start, end, name, role, arguments=arguments, in_macro_body=True)
+
+    def _macro_params(self, body, definition) -> frozenset[str] | None:
+        """The parameters of the #define owning body; None if body is not a #define's."""
+        if definition is not None and definition.type in MACRO_DEFINITIONS:
+            param_node = definition.child_by_field_name("parameters")
+            if param_node is None:
+                return frozenset()
+            return frozenset(self.source[c.start_byte:c.end_byte].decode("ascii", "replace")
+                             for c in param_node.named_children)
+        # Inside an ERROR region the #define node may be gone; read the line itself.
+        line_start = self.source.rfind(b"\n", 0, body.start_byte) + 1
+        m = _DEFINE_LINE.match(self.source, line_start)
+        if m is None or m.end() > body.start_byte:
+            return None
+        params = (m.group(1) or b"").decode("ascii", "replace").split(",")
+        return frozenset(p.strip() for p in params if p.strip())
+
+    def _lex_not_code(self) -> tuple[list[int], list[int]]:
+        starts, ends = [], []
+        for m in _NOT_CODE_LEXEMES.finditer(self.source):
+            if m.group()[:1].isdigit():
+                continue
+            starts.append(m.start())
+            ends.append(m.end())
+        return starts, ends
+
+    def _lexically_not_code(self, offset: int) -> bool:
+        starts, ends = self.not_code
+        i = bisect_right(starts, offset) - 1
+        return i >= 0 and offset < ends[i]
 
     def _lexical_fallback(self, start: int, end: int, name: str) -> NameSite | None:
         """For names inside ERROR regions: judge by the neighbouring bytes."""
@@ -196,8 +242,15 @@ class _Classifier:
     def _include(self, match) -> IncludeSite | None:
         line_start = match.start("line")
         hash_at = line_start + match.group("line").index(b"#")
+        if self.not_code is not None and self._lexically_not_code(hash_at):
+            return None
         node = self.root.descendant_for_byte_range(hash_at, hash_at + 1)
-        if node is None or node.parent is None or node.parent.type != "preproc_include":
+        if node is None:
+            return None
+        is_include = node.parent is not None and node.parent.type == "preproc_include"
+        # After error recovery the tree may not show the directive; the lexer
+        # has already ruled out comments and strings, and that is enough.
+        if not is_include and self.not_code is None:
             return None
         line_end = self.source.find(b"\n", match.end())
         line_end = len(self.source) if line_end == -1 else line_end + 1
@@ -205,7 +258,7 @@ class _Classifier:
             line_start=line_start, line_end=line_end,
             path_start=match.start(3), path_end=match.end(3),
             path=match.group(3).decode("utf-8", "replace"),
-            scope=self._scope(node.parent),
+            scope=self._scope(node.parent if is_include else node),
         )
 
     def _scope(self, node) -> tuple[int, ...]:
@@ -239,6 +292,8 @@ class _Classifier:
         return None
 
     def _launch(self, offset: int) -> LaunchSite | None:
+        if self.not_code is not None and self._lexically_not_code(offset):
+            return None
         node = self.root.descendant_for_byte_range(offset, offset + 3)
         if node is None or node.type != "<<<":
             return None
