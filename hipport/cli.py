@@ -172,6 +172,84 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
         sys.exit(1)
 
 
+@main.command()
+@click.argument("name")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+def explain(name: str, fmt: str, user_rules: tuple[str, ...]) -> None:
+    """Show what hipport knows about a CUDA or HIP NAME: mapping, library, versions.
+
+    Unknown names get the closest known names as suggestions (exit status 1).
+    """
+    import json
+
+    from hipport.explain import explain as explain_name, render_explain
+
+    result = explain_name(name, _load_rules(user_rules))
+    click.echo(json.dumps(result, indent=2) if fmt == "json" else render_explain(result))
+    if not result["known"]:
+        sys.exit(1)
+
+
+@main.group()
+def rules() -> None:
+    """Inspect and validate rule files."""
+
+
+@rules.command("stats")
+@click.option("--reference", type=click.Path(path_type=Path), metavar="CSV",
+              help="cuda-hip-mappings.csv to measure coverage against.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules_stats(reference: Path | None, fmt: str) -> None:
+    """Names, mapped and unsupported per library, and coverage of the reference data."""
+    import csv
+    import json
+
+    from hipport.explain import stats
+
+    rows = None
+    if reference is not None:
+        try:
+            with open(reference, newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+        except OSError as exc:
+            _fail(f"{reference}: {exc.strerror}")
+    table = stats(_load_rules(()), rows)
+    if fmt == "json":
+        click.echo(json.dumps(table, indent=2))
+        return
+    header = f"{'library':18} {'names':>6} {'mapped':>7} {'unsupported':>12}" + (
+        f" {'coverage':>9}" if rows is not None else "")
+    click.echo(header)
+    for row in table:
+        line = f"{row['library']:18} {row['names']:6d} {row['mapped']:7d} {row['unsupported']:12d}"
+        if rows is not None:
+            line += f" {row['coverage']:8.2f}%" if row["coverage"] is not None else "         -"
+        click.echo(line)
+
+
+@rules.command("validate")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+def rules_validate(files: tuple[Path, ...]) -> None:
+    """Check rule FILES against the schema; errors are printed as file:line: message."""
+    from hipport.rules.loader import parse_rule_file
+    from hipport.rules.schema import RuleFileError
+
+    failed = False
+    for path in files:
+        try:
+            parse_rule_file(path, path.read_bytes())
+            click.echo(f"{path}: ok")
+        except OSError as exc:
+            click.echo(f"{path}:0: cannot read: {exc.strerror}", err=True)
+            failed = True
+        except RuleFileError as exc:
+            click.echo(str(exc), err=True)
+            failed = True
+    if failed:
+        sys.exit(1)
+
+
 def _print_findings(results) -> None:
     for result in sorted(results, key=lambda r: r.path):
         for f in result.findings:
