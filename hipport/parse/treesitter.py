@@ -171,6 +171,8 @@ class _Classifier:
             return False
         if current not in parent.children_by_field_name("declarator"):
             return False
+        if parent.type == "function_definition" and _inside_function_body(parent):
+            return False  # C++ has no nested functions: a macro like LOOP(i, n) { ... }
         # A declaration tree-sitter assembled while recovering from an error is
         # a guess (`"text" cudaMemcpy(a, b)` reads as one); treat it as a use.
         suspect = current if parent.type == "function_definition" else parent
@@ -262,12 +264,18 @@ class _Classifier:
         )
 
     def _scope(self, node) -> tuple[int, ...]:
+        """The conditional branches enclosing node, outermost first.
+
+        tree-sitter nests #else/#elif inside the #if they continue; a branch
+        reached as its parent's `alternative` is not inside the parent's body.
+        """
         scope = []
-        parent = node.parent
+        child, parent = node, node.parent
         while parent is not None:
-            if parent.type in CONDITIONAL_BLOCKS and parent.start_byte != self.guard_start:
+            if parent.type in CONDITIONAL_BLOCKS and parent.start_byte != self.guard_start \
+                    and child != parent.child_by_field_name("alternative"):
                 scope.append(parent.start_byte)
-            parent = parent.parent
+            child, parent = parent, parent.parent
         return tuple(reversed(scope))
 
     def _include_guard_start(self) -> int | None:
@@ -329,6 +337,17 @@ class _Classifier:
                     break
             else:
                 return node
+
+
+def _inside_function_body(node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "compound_statement":
+            return True
+        if parent.type in ("field_declaration_list", "declaration_list", "translation_unit"):
+            return False  # class and namespace bodies hold real definitions
+        parent = parent.parent
+    return False
 
 
 def _previous_token_is(node, text: str) -> bool:

@@ -27,10 +27,13 @@ def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Op
     for site in sorted(parsed.includes, key=lambda s: s.line_start):
         target = _target(site, rules, options, plan)
         if target is None:
-            continue
-        if target != site.path and _already_included(kept, target, site.scope):
             plan.edits.append(Edit(site.line_start, site.line_end, b""))
             continue
+        if target != site.path:
+            if _already_included(kept, target, site.scope):
+                plan.edits.append(Edit(site.line_start, site.line_end, b""))
+                continue
+            plan.edits.append(Edit(site.path_start, site.path_end, target.encode("ascii")))
         kept.append((target, site.scope))
     targets = {target for target, _ in kept}
     runtime = rules.runtime_include
@@ -47,16 +50,12 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
     if header is None:
         return site.path
     if header.drop:
-        plan.edits.append(Edit(site.line_start, site.line_end, b""))
         return None
     if header.hip is None:
         plan.findings.append(("HP103", site.path_start, site.path_end, site.path,
                               f"<{site.path}> has no HIP equivalent"))
         return site.path
-    target = header.roc if options.roc and header.roc else header.hip
-    if target != site.path:
-        plan.edits.append(Edit(site.path_start, site.path_end, target.encode("ascii")))
-    return target
+    return header.roc if options.roc and header.roc else header.hip
 
 
 def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scope: tuple[int, ...]) -> bool:
