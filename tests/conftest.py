@@ -31,19 +31,23 @@ class Case:
     description: str
 
     def options(self) -> Options:
-        args = list(self.args)
-        kwargs = {}
-        while args:
-            flag = args.pop(0)
-            if flag == "--launch-syntax":
-                kwargs["launch_syntax"] = args.pop(0)
-            elif flag == "--hip-version":
-                kwargs["hip_version"] = parse_version(args.pop(0))
-            elif flag == "--roc":
-                kwargs["roc"] = True
-            else:
-                raise ValueError(f"{self.name}: unknown fixture arg {flag}")
-        return Options(**kwargs)
+        return options_from_args(self.args)
+
+
+def options_from_args(args) -> Options:
+    """The subset of convert's flags that fixtures and rule self-tests use."""
+    args, kwargs = list(args), {}
+    while args:
+        flag = args.pop(0)
+        if flag == "--launch-syntax":
+            kwargs["launch_syntax"] = args.pop(0)
+        elif flag == "--hip-version":
+            kwargs["hip_version"] = parse_version(args.pop(0))
+        elif flag == "--roc":
+            kwargs["roc"] = True
+        else:
+            raise ValueError(f"unknown fixture arg {flag}")
+    return Options(**kwargs)
 
 
 def load_cases() -> list[Case]:

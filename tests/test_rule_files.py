@@ -7,12 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-from hipport.options import Options
+from conftest import ROOT, options_from_args
 from hipport.rules.engine import port_source
 from hipport.rules.loader import builtin_rule_files, load_rules, parse_rule_file
 from hipport.rules.schema import RuleFileError
-from hipport.versions import parse_version
 
 
 def _self_tests():
@@ -22,22 +20,9 @@ def _self_tests():
 SELF_TESTS = _self_tests()
 
 
-def _options(args: tuple[str, ...]) -> Options:
-    kwargs, args = {}, list(args)
-    while args:
-        flag = args.pop(0)
-        if flag == "--hip-version":
-            kwargs["hip_version"] = parse_version(args.pop(0))
-        elif flag == "--launch-syntax":
-            kwargs["launch_syntax"] = args.pop(0)
-        elif flag == "--roc":
-            kwargs["roc"] = True
-    return Options(**kwargs)
-
-
 @pytest.mark.parametrize("test", SELF_TESTS, ids=[f"{t.origin.path}:{t.line}" for t in SELF_TESTS])
 def test_rule_self_test(test, rules):
-    result = port_source(test.before.encode(), rules, _options(test.args))
+    result = port_source(test.before.encode(), rules, options_from_args(test.args))
     assert result.output.decode() == test.after
     if test.findings:
         assert sorted(f"{f.code}:{f.line}" for f in result.findings) == sorted(test.findings)

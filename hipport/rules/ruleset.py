@@ -123,8 +123,7 @@ class RuleSet:
         # double-underscore intrinsics among them still mark a file as device code.
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
         self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers})
-        joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
-        self.unmapped_re = re.compile(rf"(?:{joined})\Z")
+        self.unmapped_re = self._compile_unmapped()
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
         return self
@@ -139,5 +138,8 @@ class RuleSet:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.unmapped_re = self._compile_unmapped()
+
+    def _compile_unmapped(self) -> re.Pattern[str]:
         joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
-        self.unmapped_re = re.compile(rf"(?:{joined})\Z")
+        return re.compile(rf"(?:{joined})\Z")
