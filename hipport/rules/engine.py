@@ -14,14 +14,6 @@ from hipport.rules.launch import launch_edits
 from hipport.rules.ruleset import NameRule, RuleSet
 from hipport.versions import format_version, parse_version
 
-LIBRARY_TITLES = {
-    "CUDA_Runtime_API": "CUDA Runtime API", "CUDA_Driver_API": "CUDA Driver API",
-    "Device_API": "CUDA device API", "RTC": "NVRTC", "CUBLAS": "cuBLAS", "CURAND": "cuRAND",
-    "CUFFT": "cuFFT", "CUSPARSE": "cuSPARSE", "CUSOLVER": "cuSOLVER", "CUDNN": "cuDNN",
-    "CUB": "CUB", "cuComplex": "cuComplex",
-}
-
-
 @dataclass
 class FileResult:
     path: str
@@ -135,7 +127,7 @@ class _Porter:
     def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
         name = rule.cuda
         target = rule.roc if self.options.roc and rule.roc else rule.hip
-        library = LIBRARY_TITLES.get(rule.library, rule.library)
+        library = self.rules.library_titles.get(rule.library, rule.library)
         if target is None:
             hint = f"; use {rule.replacement}" if rule.replacement else ""
             self._finding("HP101", site.start, site.end, name,

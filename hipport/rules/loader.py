@@ -141,6 +141,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.lints[entry["cuda"]] = LintRule(
             entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity")
         )
+    for entry in data.get("library_title", []):
+        ruleset.library_titles[entry["library"]] = entry["title"]
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     if "markers" in data:

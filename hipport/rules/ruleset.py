@@ -105,6 +105,7 @@ class RuleSet:
     wraps: dict[str, WrapRule] = field(default_factory=dict)
     lints: dict[str, LintRule] = field(default_factory=dict)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
+    library_titles: dict[str, str] = field(default_factory=dict)
     markers: frozenset[str] = frozenset()
     runtime_include: str = "hip/hip_runtime.h"
     runtime_api_include: str = "hip/hip_runtime_api.h"

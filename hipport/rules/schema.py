@@ -39,6 +39,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"code": STR, "name": STR, "severity": STR, "summary": STR},
         {"effort": STR, "help": STR},
     ),
+    "library_title": ({"library": STR, "title": STR}, {}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
 }
 
