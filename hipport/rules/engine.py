@@ -14,6 +14,7 @@ from hipport.rules.launch import launch_edits
 from hipport.rules.ruleset import NameRule, RuleSet
 from hipport.versions import format_version, parse_version
 
+
 @dataclass
 class FileResult:
     path: str
