@@ -57,46 +57,50 @@ def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
     src, out = src.resolve(), out.resolve()
     if out == src or src in out.parents:
         raise PortError(f"{out}: the output directory must not be inside the source tree (use --in-place)")
-    run = TreeRun()
     headers = ProjectHeaders()
-    for path in iter_tree(src):
-        rel = path.relative_to(src)
+
+    def mirror(path: Path, rel: Path, run: TreeRun) -> None:
         target = out / rel
         if progress is not None:
             progress(rel)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if path.is_symlink():
-                if target.is_symlink() or target.exists():
-                    target.unlink()
-                os.symlink(os.readlink(path), target)
-                run.copied += 1
-            elif is_source(path):
-                result = port_file(path, rules, options, display=rel.as_posix(), headers=headers)
-                write_atomic(target, result.output, mode_from=path)
-                run.results.append(result)
-            else:
-                shutil.copy2(path, target)
-                run.copied += 1
-        except PortError as exc:
-            run.errors.append(str(exc))
-        except OSError as exc:
-            run.errors.append(f"{rel}: {exc.strerror or exc}")
-    return run
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink():
+            if target.is_symlink() or target.exists():
+                target.unlink()
+            os.symlink(os.readlink(path), target)
+            run.copied += 1
+        elif is_source(path):
+            result = port_file(path, rules, options, display=rel.as_posix(), headers=headers)
+            write_atomic(target, result.output, mode_from=path)
+            run.results.append(result)
+        else:
+            shutil.copy2(path, target)
+            run.copied += 1
+
+    return _each_file(src, mirror)
 
 
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options) -> TreeRun:
-    run = TreeRun()
     headers = ProjectHeaders()
-    for path in iter_tree(src):
+
+    def rewrite(path: Path, rel: Path, run: TreeRun) -> None:
         if path.is_symlink() or not is_source(path):
-            continue
-        rel = path.relative_to(src).as_posix()
+            return
+        result = port_file(path, rules, options, display=rel.as_posix(), headers=headers)
+        if result.changed:
+            write_atomic(path, result.output, mode_from=path)
+        run.results.append(result)
+
+    return _each_file(src, rewrite)
+
+
+def _each_file(src: Path, step: Callable[[Path, Path, TreeRun], None]) -> TreeRun:
+    """Run step on every file of the tree; a failing file is recorded and the rest go on."""
+    run = TreeRun()
+    for path in iter_tree(src):
+        rel = path.relative_to(src)
         try:
-            result = port_file(path, rules, options, display=rel, headers=headers)
-            if result.changed:
-                write_atomic(path, result.output, mode_from=path)
-            run.results.append(result)
+            step(path, rel, run)
         except PortError as exc:
             run.errors.append(str(exc))
         except OSError as exc:

@@ -147,25 +147,19 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
     Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
     is not installed here) for each translation unit. Exits 1 if any failed.
     """
-    from hipport.verify import compile_check, find_hipcc, INSTALL_HINT, translation_units
+    from hipport.verify import INSTALL_HINT, compile_check, find_hipcc, library_headers, status, translation_units
 
     hipcc = find_hipcc()
     if hipcc is None:
         _fail(INSTALL_HINT)
+    rocm_headers = library_headers(_load_rules(()))
     units = translation_units(path)
     include_dirs = tuple(include_dirs) + tuple(sorted({u.parent for u in units}))
     counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
     for unit in units:
-        result = compile_check(unit, offload_arch, include_dirs, defines, hipcc=hipcc)
-        if result.ok:
-            status, detail = "OK", ""
-        elif result.missing_header and "/" in result.missing_header or \
-                (result.missing_header or "").startswith(("hip", "roc", "miopen")):
-            status, detail = "NO-LIB", f"{result.missing_header} is not installed"
-        else:
-            status, detail = "FAIL", result.first_error
-        counts[status] += 1
-        click.echo(f"{status:6} {unit}" + (f": {detail}" if detail else ""))
+        state, detail = status(compile_check(unit, offload_arch, include_dirs, defines, hipcc=hipcc), rocm_headers)
+        counts[state] += 1
+        click.echo(f"{state:6} {unit}" + (f": {detail}" if detail else ""))
     click.echo(f"hipport verify: {counts['OK']} ok, {counts['FAIL']} failed, "
                f"{counts['NO-LIB']} need a ROCm library that is not installed")
     if counts["FAIL"]:

@@ -66,3 +66,17 @@ def translation_units(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
     return sorted(p for p in root.rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file())
+
+
+def library_headers(rules) -> frozenset[str]:
+    """Every ROCm header a rule can emit: a compile that misses one lacks a library, not a fix."""
+    return frozenset(h for r in rules.headers.values() for h in (r.hip, r.roc, r.hip_flat) if h)
+
+
+def status(result: CompileResult, rocm_headers: frozenset[str]) -> tuple[str, str]:
+    """OK, FAIL with the first error, or NO-LIB when a ROCm library is not installed."""
+    if result.ok:
+        return "OK", ""
+    if result.missing_header in rocm_headers:
+        return "NO-LIB", f"{result.missing_header} is not installed"
+    return "FAIL", result.first_error

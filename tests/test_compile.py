@@ -41,3 +41,13 @@ def test_compile_check_reports_a_real_error(hipcc):
                            hipcc=hipcc)
     assert not result.ok
     assert "undeclared_thing" in result.first_error
+
+
+def test_missing_rocm_library_is_not_a_failure_but_a_missing_project_header_is(rules):
+    from hipport.verify import CompileResult, library_headers, status
+
+    rocm = library_headers(rules)
+    lib = CompileResult("a.hip", False, "a.hip:1:10: fatal error: 'hipblas/hipblas.h' file not found", "")
+    own = CompileResult("a.hip", False, "a.hip:1:10: fatal error: 'inc/check.cuh' file not found", "")
+    assert status(lib, rocm)[0] == "NO-LIB"
+    assert status(own, rocm)[0] == "FAIL"
