@@ -108,5 +108,31 @@ def _each_file(src: Path, step: Callable[[Path, Path, TreeRun], None]) -> TreeRu
     return run
 
 
+def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
+    """Port files and trees in memory only, for check and report: nothing is written.
+
+    Paths are shown as given (a tree's files joined to the tree's path), so the
+    output reads like a compiler's and editors can jump to it.
+    """
+    run = TreeRun()
+    headers = ProjectHeaders()
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            files = [p for p in iter_tree(path) if is_source(p) and not p.is_symlink()]
+        elif path.exists():
+            files = [path]
+        else:
+            run.errors.append(f"{path}: no such file or directory")
+            continue
+        for file in files:
+            try:
+                run.results.append(port_file(file, rules, options, display=file.as_posix(), headers=headers))
+            except PortError as exc:
+                run.errors.append(str(exc))
+    run.results.sort(key=lambda r: r.path)
+    return run
+
+
 def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None) -> dict:
     return build_report((file_entry(r) for r in results), options.describe(rules.newest_hip), extra)

@@ -1,7 +1,9 @@
 """The one model every finding and edit in hipport goes through."""
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -38,8 +40,12 @@ class Finding:
     end: int
     name: str
     message: str
+    library: str | None = None
     line: int = 0
     column: int = 0
+    end_line: int = 0
+    end_column: int = 0
+    fingerprint: str = ""
     fix: str | None = None
     applicability: Applicability | None = None
 
@@ -49,8 +55,12 @@ class Finding:
             "severity": self.severity.value,
             "line": self.line,
             "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
             "name": self.name,
+            "library": self.library,
             "message": self.message,
+            "fingerprint": self.fingerprint,
         }
         if self.fix is not None:
             data["fix"] = {"replacement": self.fix, "applicability": self.applicability.value}
@@ -85,3 +95,24 @@ class LineIndex:
         start = self.starts[line - 1]
         end = self.starts[line] if line < len(self.starts) else len(self.source)
         return self.source[start:end].rstrip(b"\r\n")
+
+
+def assign_positions_and_fingerprints(findings: list[Finding], index: LineIndex) -> None:
+    """Fill line/column spans and fingerprints that survive unrelated line shifts.
+
+    A fingerprint hashes the code, the name and the whitespace-normalised text of
+    the finding's line, plus how many identical (code, name, text) findings came
+    before it in the file; line numbers are left out so that a baseline still
+    matches after lines are added above the finding.
+    """
+    seen: Counter = Counter()
+    for finding in findings:
+        finding.line, finding.column = index.position(finding.start)
+        finding.end_line, finding.end_column = index.position(max(finding.end, finding.start))
+        text = b" ".join(index.line_text(finding.line).split())
+        key = (finding.code, finding.name, text)
+        occurrence = seen[key]
+        seen[key] += 1
+        digest = hashlib.sha256(b"\0".join([finding.code.encode(), finding.name.encode(), text,
+                                             str(occurrence).encode()]))
+        finding.fingerprint = digest.hexdigest()[:16]

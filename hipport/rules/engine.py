@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 
-from hipport.diagnostics import Edit, Finding, LineIndex, Severity
+from hipport.diagnostics import Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.edits import apply_edits, order_edits
 from hipport.options import Options
 from hipport.parse.scan import scan
@@ -132,7 +133,7 @@ class _Porter:
         if target is None:
             hint = f"; use {rule.replacement}" if rule.replacement else ""
             self._finding("HP101", site.start, site.end, name,
-                          f"'{name}' ({library}) has no HIP equivalent{hint}")
+                          f"'{name}' ({library}) has no HIP equivalent{hint}", library=rule.library)
             return
         self._rename(site, target, rule.library, name)
         if rule.library in self.rules.runtime_libraries:
@@ -152,18 +153,19 @@ class _Porter:
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
         wanted = format_version(self.target)
+        finding = partial(self._finding, library=rule.library)
         arrow = f"'{rule.cuda}' -> '{target}'"
         if rule.added and parse_version(rule.added) > self.target:
-            self._finding("HP201", site.start, site.end, rule.cuda,
+            finding("HP201", site.start, site.end, rule.cuda,
                           f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
         if rule.removed and parse_version(rule.removed) <= self.target:
-            self._finding("HP203", site.start, site.end, rule.cuda,
+            finding("HP203", site.start, site.end, rule.cuda,
                           f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}")
         elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
-            self._finding("HP202", site.start, site.end, rule.cuda,
+            finding("HP202", site.start, site.end, rule.cuda,
                           f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}")
         if rule.experimental:
-            self._finding("HP204", site.start, site.end, rule.cuda,
+            finding("HP204", site.start, site.end, rule.cuda,
                           f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")
 
     def _wrap_argument(self, site: NameSite, wrap) -> None:
@@ -182,11 +184,11 @@ class _Porter:
     # -- output ----------------------------------------------------------------
 
     def _finding(self, code: str, start: int, end: int, name: str, message: str,
-                 severity: Severity | None = None) -> None:
+                 severity: Severity | None = None, library: str | None = None) -> None:
         info = self.rules.codes.get(code)
         if severity is None:
             severity = Severity(info.severity) if info else Severity.WARNING
-        self.result.findings.append(Finding(code, severity, start, end, name, message))
+        self.result.findings.append(Finding(code, severity, start, end, name, message, library=library))
 
     def _finish(self) -> None:
         ordered, rejected = order_edits(self.edits)
@@ -195,10 +197,8 @@ class _Porter:
                           "two rewrites overlap here; the later one was skipped")
         self.result.edits = ordered
         self.result.output = apply_edits(self.source, ordered)
-        index = LineIndex(self.source)
-        for finding in self.result.findings:
-            finding.line, finding.column = index.position(finding.start)
         self.result.findings.sort(key=lambda f: (f.start, f.code))
+        assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
 
 
 def _short(version: str) -> str:
