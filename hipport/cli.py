@@ -136,6 +136,104 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
         sys.exit(2)
 
 
+def _settings(config_path: Path | None, **flags):
+    """Merge [tool.hipport] from pyproject.toml with the flags given (flags win)."""
+    from hipport.config import ConfigError, find_config, load_config, merge
+
+    try:
+        config = load_config(config_path if config_path is not None else find_config())
+    except ConfigError as exc:
+        _fail(str(exc))
+    return merge(config, **flags)
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]),
+              help="Lowest severity that makes the exit status 1. Default: error (or fail-on in the config).")
+@click.option("--hip-version", metavar="X.Y", help="Target HIP version. Default: newest known.")
+@click.option("--select", multiple=True, metavar="CODES", help="Report only these codes or prefixes (comma-separated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Never report these codes or prefixes.")
+@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+@click.option("--baseline", type=click.Path(path_type=Path), metavar="FILE",
+              help="Do not report findings recorded in FILE.")
+@click.option("--write-baseline", type=click.Path(path_type=Path), metavar="FILE",
+              help="Record every current finding in FILE and exit 0.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: str | None,
+          select: tuple[str, ...], ignore: tuple[str, ...], user_rules: tuple[str, ...],
+          baseline: Path | None, write_baseline: Path | None, config_path: Path | None, quiet: bool) -> None:
+    """Report CUDA code that will not port to HIP; change nothing.
+
+    Prints 'path:line:col: severity CODE message' for each finding, sorted by
+    path and line. Exits 1 when a finding reaches --fail-on, 0 otherwise, and 2
+    on usage errors. Silence one finding with '// hipport: ignore[CODE]' on its
+    line or the line before, or a whole file with '// hipport: file-ignore[CODE]'.
+    """
+    from hipport.baseline import BaselineError, load_baseline, write_baseline as save_baseline
+    from hipport.check import format_line, run_check
+    from hipport.policy import Policy
+
+    settings = _settings(config_path, hip_version=hip_version, rules=tuple(Path(r) for r in user_rules),
+                         select=_codes(select), ignore=_codes(ignore), fail_on=fail_on, baseline=baseline)
+    options = _options(settings.hip_version, settings.launch_syntax, settings.roc)
+    rules = _load_rules(tuple(str(r) for r in settings.rules))
+    known = None
+    if settings.baseline is not None and write_baseline is None:
+        try:
+            known = load_baseline(settings.baseline)
+        except BaselineError as exc:
+            _fail(str(exc))
+    policy = Policy(settings.select, settings.ignore, settings.severity)
+    run = run_check(list(paths), rules, options, policy, known)
+    for message in run.errors:
+        click.echo(f"hipport: {message}", err=True)
+    if write_baseline is not None:
+        try:
+            count = save_baseline(write_baseline, run.results)
+        except OSError as exc:
+            _fail(f"{write_baseline}: cannot write baseline: {exc.strerror}")
+        click.echo(f"hipport: recorded {count} finding(s) in {write_baseline}", err=True)
+        sys.exit(2 if run.errors else 0)
+    if fmt == "text":
+        for path, finding in sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code)):
+            click.echo(format_line(path, finding))
+        if not quiet:
+            counts = {"error": 0, "warning": 0, "info": 0}
+            for _, finding in run.findings():
+                counts[finding.severity.value] += 1
+            hidden = []
+            if run.suppressed:
+                hidden.append(f"{run.suppressed} suppressed")
+            if run.baselined:
+                hidden.append(f"{run.baselined} in baseline")
+            click.echo(f"hipport check: {len(run.results)} file(s); {counts['error']} error(s), "
+                       f"{counts['warning']} warning(s), {counts['info']} info"
+                       + (f" ({', '.join(hidden)})" if hidden else ""), err=True)
+    else:
+        from hipport import api
+        from hipport.emit.report import dumps
+
+        report = api.report_for(run.results, rules, options,
+                                {"suppressed": run.suppressed, "baselined": run.baselined})
+        if fmt == "json":
+            click.echo(dumps(report), nl=False)
+        else:
+            from hipport.report.sarif import render_sarif
+
+            click.echo(render_sarif(report, rules), nl=False)
+    if run.errors:
+        sys.exit(2)
+    sys.exit(1 if run.fails(settings.fail_on) else 0)
+
+
 @main.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--offload-arch", default="gfx90a", show_default=True, help="AMD GPU target to compile for.")

@@ -13,6 +13,7 @@ from hipport.parse.sites import NameSite, ParsedFile, Role
 from hipport.rules.includes import plan_includes
 from hipport.rules.launch import launch_edits
 from hipport.rules.ruleset import NameRule, RuleSet
+from hipport.suppress import apply_suppressions
 from hipport.versions import format_version, parse_version
 
 
@@ -28,6 +29,7 @@ class FileResult:
     unmapped: Counter = field(default_factory=Counter)
     launches: int = 0
     parsed: bool = False
+    suppressed: int = 0  # findings hidden by hipport: ignore comments
 
     @property
     def changed(self) -> bool:
@@ -41,6 +43,13 @@ def port_source(source: bytes, rules: RuleSet, options: Options = Options(), pat
     declared_elsewhere: names the user's project declares outside this file
     (macros from its own headers); they are treated like the file's own.
     """
+    result = _port(source, rules, options, path, backend, declared_elsewhere)
+    result.findings, result.suppressed = apply_suppressions(source, result.findings)
+    return result
+
+
+def _port(source: bytes, rules: RuleSet, options: Options, path: str, backend,
+          declared_elsewhere: frozenset[str]) -> FileResult:
     candidates = scan(source, rules.is_interesting)
     result = FileResult(path=path, source=source, output=source)
     if not candidates:

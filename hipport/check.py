@@ -1,0 +1,47 @@
+"""`hipport check`: analyse files, apply the team's policy and baseline, decide pass/fail.
+
+Nothing is written. This is what the pre-commit hook runs on every commit.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipport import api
+from hipport.baseline import drop_known
+from hipport.options import Options
+from hipport.policy import Policy, reaches
+from hipport.rules.ruleset import RuleSet
+
+
+@dataclass
+class CheckRun:
+    results: list = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    suppressed: int = 0
+    baselined: int = 0
+
+    def findings(self):
+        for result in self.results:
+            for finding in result.findings:
+                yield result.path, finding
+
+    def fails(self, fail_on: str) -> bool:
+        return reaches((f for _, f in self.findings()), fail_on)
+
+
+def run_check(paths: list[Path], rules: RuleSet, options: Options, policy: Policy = Policy(),
+              baseline: Counter | None = None) -> CheckRun:
+    tree = api.analyze(paths, rules, options)
+    run = CheckRun(results=tree.results, errors=tree.errors)
+    for result in run.results:
+        result.findings = policy.apply(result.findings)
+        run.suppressed += result.suppressed
+    if baseline:
+        run.baselined = drop_known(run.results, baseline)
+    return run
+
+
+def format_line(path: str, finding) -> str:
+    return f"{path}:{finding.line}:{finding.column}: {finding.severity.value} {finding.code} {finding.message}"

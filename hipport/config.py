@@ -1,0 +1,143 @@
+"""`[tool.hipport]` in a project's pyproject.toml: team-wide defaults for every command.
+
+The closest pyproject.toml that has a [tool.hipport] table wins, searched from
+the current directory upwards, as ruff does. Command-line flags override it.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SEVERITIES = ("error", "warning", "info")
+FAIL_ON = ("error", "warning", "info", "never")
+KEYS = {
+    "hip-version": str,
+    "launch-syntax": str,
+    "roc": bool,
+    "select": list,
+    "ignore": list,
+    "severity": dict,
+    "fail-on": str,
+    "rules": list,
+    "baseline": str,
+}
+
+
+class ConfigError(Exception):
+    """A malformed [tool.hipport] table, reported as file:line: message."""
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None
+    hip_version: str | None = None
+    launch_syntax: str | None = None
+    roc: bool | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+    fail_on: str = "error"
+    rules: tuple[Path, ...] = ()
+    baseline: Path | None = None
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    directory = (start or Path.cwd()).resolve()
+    for candidate in (directory, *directory.parents):
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                if re.search(rb"^\[tool\.hipport\]", pyproject.read_bytes(), re.M):
+                    return pyproject
+            except OSError:
+                continue
+    return None
+
+
+def load_config(path: Path | None) -> Config:
+    if path is None:
+        return Config()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}:0: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        table = tomllib.loads(text).get("tool", {}).get("hipport", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}:{getattr(exc, 'lineno', 0)}: {exc}") from None
+
+    def fail(key: str, message: str) -> ConfigError:
+        return ConfigError(f"{path}:{_line_of(text, key)}: [tool.hipport] {message}")
+
+    for key, value in table.items():
+        if key not in KEYS:
+            raise fail(key, f"unknown key '{key}' (known: {', '.join(sorted(KEYS))})")
+        if not isinstance(value, KEYS[key]):
+            raise fail(key, f"'{key}' must be a {KEYS[key].__name__}")
+    severity = {str(k): str(v) for k, v in table.get("severity", {}).items()}
+    for code, level in severity.items():
+        if level not in SEVERITIES:
+            raise fail("severity", f"severity of {code} must be one of {', '.join(SEVERITIES)}, not '{level}'")
+    fail_on = table.get("fail-on", "error")
+    if fail_on not in FAIL_ON:
+        raise fail("fail-on", f"fail-on must be one of {', '.join(FAIL_ON)}, not '{fail_on}'")
+    base = path.parent
+    return Config(
+        path=path,
+        hip_version=table.get("hip-version"),
+        launch_syntax=table.get("launch-syntax"),
+        roc=table.get("roc"),
+        select=tuple(map(str, table.get("select", []))),
+        ignore=tuple(map(str, table.get("ignore", []))),
+        severity=severity,
+        fail_on=fail_on,
+        # Relative paths are read from the pyproject's directory, so the
+        # setting means the same wherever the command is started.
+        rules=tuple(base / r for r in table.get("rules", [])),
+        baseline=base / table["baseline"] if "baseline" in table else None,
+    )
+
+
+def _line_of(text: str, key: str) -> int:
+    in_table = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = stripped.startswith("[tool.hipport")
+        elif in_table and re.match(rf'"?{re.escape(key)}"?\s*=', stripped):
+            return number
+    return 0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Config and command-line flags merged: what one run actually uses."""
+
+    hip_version: str | None
+    launch_syntax: str
+    roc: bool
+    rules: tuple[Path, ...]
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    severity: dict[str, str]
+    fail_on: str
+    baseline: Path | None
+
+
+def merge(config: Config, *, hip_version: str | None = None, launch_syntax: str | None = None,
+          roc: bool | None = None, rules: tuple[Path, ...] = (), select: tuple[str, ...] = (),
+          ignore: tuple[str, ...] = (), fail_on: str | None = None, baseline: Path | None = None) -> Settings:
+    """Flags win over the config; rule files add up, the user's last so they take precedence."""
+    return Settings(
+        hip_version=hip_version or config.hip_version,
+        launch_syntax=launch_syntax or config.launch_syntax or "keep",
+        roc=roc if roc is not None else bool(config.roc),
+        rules=config.rules + tuple(rules),
+        select=tuple(select) or config.select,
+        ignore=config.ignore + tuple(ignore),
+        severity=dict(config.severity),
+        fail_on=fail_on or config.fail_on,
+        baseline=baseline or config.baseline,
+    )
