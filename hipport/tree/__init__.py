@@ -1,0 +1,1 @@
+"""convert on a directory: selection, cache, process pool, safety checks, renames, writing."""

@@ -1,0 +1,151 @@
+"""Which files of a tree hipport ports, copies, keeps as links, or leaves out.
+
+.gitignore files are honoured the way git reads them (each relative to its
+directory, deeper files winning, an ignored directory never entered), and so
+are --exclude and --include patterns, written in the same gitignore syntax.
+Symbolic links are listed as links and never followed.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from hipport.api import SOURCE_SUFFIXES
+from hipport.buildfiles import build_file_kind
+
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+TEMP_SUFFIX = ".hipport-tmp"  # write_atomic's temporary files, left behind only by a kill
+BINARY_SNIFF = 8000  # bytes git looks at to call a file binary
+
+
+@dataclass(frozen=True)
+class Filters:
+    include: tuple[str, ...] = ()  # when given, only matching files are ported; the rest are copied
+    exclude: tuple[str, ...] = ()  # matching files and directories are left out altogether
+    gitignore: bool = True
+    source_suffixes: frozenset[str] = SOURCE_SUFFIXES
+    build_files: bool = True
+    backup_suffixes: tuple[str, ...] = (".prehip",)  # --in-place backups: copied, never ported again
+
+
+@dataclass(frozen=True)
+class Entry:
+    rel: str  # POSIX path relative to the tree's root
+    path: Path
+    kind: str  # source | build | copy | link | dir
+
+
+@dataclass
+class Selection:
+    entries: list[Entry] = field(default_factory=list)  # sorted by rel
+    skipped: list[str] = field(default_factory=list)  # ignored or excluded (directories end in '/')
+
+    def of_kind(self, *kinds: str) -> list[Entry]:
+        return [e for e in self.entries if e.kind in kinds]
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_SNIFF]
+
+
+def select(root: Path, filters: Filters = Filters()) -> Selection:
+    root = Path(root)
+    selection = Selection()
+    ignores = _Ignores(root, filters.gitignore)
+    exclude = pathspec.GitIgnoreSpec.from_lines(filters.exclude) if filters.exclude else None
+    include = pathspec.GitIgnoreSpec.from_lines(filters.include) if filters.include else None
+
+    def left_out(rel: str, is_dir: bool) -> bool:
+        probe = rel + "/" if is_dir else rel
+        return (exclude is not None and exclude.match_file(probe)) or ignores.ignored(rel, is_dir)
+
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        base = here.relative_to(root).as_posix()
+        base = "" if base == "." else base + "/"
+        ignores.enter(base, here)
+        kept_dirs = []
+        for name in sorted(dirnames):
+            rel = base + name
+            if name in VCS_DIRS:
+                continue
+            if left_out(rel, True):
+                selection.skipped.append(rel + "/")
+            elif (here / name).is_symlink():
+                selection.entries.append(Entry(rel, here / name, "link"))
+            else:
+                kept_dirs.append(name)
+                selection.entries.append(Entry(rel, here / name, "dir"))
+        dirnames[:] = kept_dirs
+        for name in sorted(filenames):
+            rel = base + name
+            if name.endswith(TEMP_SUFFIX):
+                continue
+            if left_out(rel, False):
+                selection.skipped.append(rel)
+                continue
+            path = here / name
+            selection.entries.append(Entry(rel, path, _kind(rel, path, filters, include)))
+    selection.entries.sort(key=lambda e: e.rel)
+    selection.skipped.sort()
+    return selection
+
+
+def _kind(rel: str, path: Path, filters: Filters, include) -> str:
+    if path.is_symlink():
+        return "link"
+    if include is not None and not include.match_file(rel):
+        return "copy"
+    if any(rel.endswith(suffix) for suffix in filters.backup_suffixes if suffix):
+        return "copy"
+    if Path(rel).suffix.lower() in filters.source_suffixes:
+        return "source"
+    if filters.build_files and build_file_kind(rel):
+        return "build"
+    return "copy"
+
+
+class _Ignores:
+    """The .gitignore files seen so far, by the directory they sit in."""
+
+    def __init__(self, root: Path, enabled: bool) -> None:
+        self.enabled = enabled
+        self.specs: dict[str, pathspec.GitIgnoreSpec] = {}
+        if enabled:
+            exclude = root / ".git" / "info" / "exclude"
+            self._load("", exclude)
+            if "" in self.specs:
+                self.specs["\0info"] = self.specs.pop("")  # lowest precedence, root-relative
+
+    def enter(self, base: str, directory: Path) -> None:
+        if self.enabled:
+            self._load(base, directory / ".gitignore")
+
+    def _load(self, base: str, file: Path) -> None:
+        try:
+            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return
+        self.specs[base] = pathspec.GitIgnoreSpec.from_lines(lines)
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        if not self.specs:
+            return False
+        parts = rel.split("/")
+        # The deepest .gitignore with an opinion decides; .git/info/exclude comes last.
+        for depth in range(len(parts) - 1, -1, -1):
+            base = "/".join(parts[:depth]) + "/" if depth else ""
+            spec = self.specs.get(base)
+            if spec is None:
+                continue
+            verdict = spec.check_file(rel[len(base):] + ("/" if is_dir else "")).include
+            if verdict is not None:
+                return verdict
+        info = self.specs.get("\0info")
+        if info is not None:
+            verdict = info.check_file(rel + ("/" if is_dir else "")).include
+            return bool(verdict)
+        return False
