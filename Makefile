@@ -5,10 +5,15 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-HIP_PKGS := hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev
+BENCH_STAMP := $(VENV)/.installed-bench
+HIP_PKGS := hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev cmake git
+BROWSER_PKGS := chromium chromium-driver
+# clang's CUDA headers for --parser clang: the libclang wheel ships none (see hipport/parse/clang_env.py)
+CLANG_PKGS := libclang-common-16-dev
+CLANG_WRAPPER := /usr/lib/llvm-16/lib/clang/16/include/__clang_cuda_runtime_wrapper.h
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test hipcc rules clean
+.PHONY: demo test hipcc browser clang-headers rules clean bench bench-full
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,17 +28,42 @@ hipcc:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(HIP_PKGS) >/dev/null; }
 
+# Debian's headless chromium: the HTML report is tested in a real browser.
+browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium ($(BROWSER_PKGS))"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BROWSER_PKGS) >/dev/null; }
+
+clang-headers:
+	@test -f $(CLANG_WRAPPER) || { \
+	  echo "installing clang's CUDA headers ($(CLANG_PKGS))"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CLANG_PKGS) >/dev/null; }
+
 demo: $(STAMP) hipcc
 	rm -rf demo-out
-	$(BIN)/hipport convert examples -o demo-out --report demo-out.json
+	$(BIN)/hipport convert examples -o demo-out --rename --report demo-out.json
 	$(BIN)/hipport verify demo-out
 
-test: $(STAMP) hipcc
+test: $(STAMP) hipcc browser clang-headers
 	$(BIN)/pytest -q
+
+# The peer, PyTorch's hipify, is optional: without torch its rows say so.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[test,bench]' || echo "bench: torch not installed; the peer rows will say so"
+	touch $@
+
+# Benchmark (bench/run.py): a few minutes; bench-full adds 10,000 files and a 50 MB file.
+bench: $(BENCH_STAMP)
+	$(BIN)/python bench/run.py
+
+bench-full: $(BENCH_STAMP)
+	BENCH_FULL=1 $(BIN)/python bench/run.py
 
 # Regenerate rules/generated from ../shared/reference (commit the result).
 rules: $(STAMP)
 	$(BIN)/python tools/gen_rules.py
 
 clean:
-	rm -rf demo-out demo-out.json .pytest_cache
+	rm -rf demo-out demo-out.json .pytest_cache bench/corpus

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipport.emit.report import build_report, file_entry
-from hipport.emit.writer import write_atomic
 from hipport.options import Options
+from hipport.parse import backend_for
 from hipport.project import ProjectHeaders
 from hipport.rules.engine import FileResult, port_source
 from hipport.rules.ruleset import RuleSet
@@ -29,8 +28,18 @@ def port_file(path: Path, rules: RuleSet, options: Options, display: str | None 
     except OSError as exc:
         raise PortError(f"{path}: cannot read: {exc.strerror}") from None
     headers = headers or ProjectHeaders()
-    return port_source(source, rules, options, path=display or str(path),
-                       declared_elsewhere=headers.macros_visible_in(path, source))
+    return port_bytes(source, rules, options, display or str(path), path, headers.macros_visible_in(path, source))
+
+
+def port_bytes(source: bytes, rules: RuleSet, options: Options, display: str, path: Path | str | None = None,
+               declared: frozenset[str] = frozenset()) -> FileResult:
+    """Port bytes read from path (the parser backend may need the file itself), shown as display."""
+    if options.mode == "shim":
+        from hipport.shim import convert_file_result
+
+        return convert_file_result(source, rules, options, path=display, declared_elsewhere=declared)
+    return port_source(source, rules, options, path=display, backend=backend_for(options, path or display),
+                       declared_elsewhere=declared)
 
 
 @dataclass
@@ -38,6 +47,14 @@ class TreeRun:
     results: list[FileResult] = field(default_factory=list)
     copied: int = 0
     errors: list[str] = field(default_factory=list)
+    # convert on a tree (hipport.tree): what the run did beyond porting
+    cached: int = 0  # sources served from the incremental cache
+    skipped: int = 0  # left out by .gitignore or --exclude
+    build_files: int = 0
+    binary: int = 0  # files with a source or build-file name that hold binary data: copied
+    written: int = 0
+    backups: int = 0
+    renamed: dict[str, str] = field(default_factory=dict)  # old path -> new path, with --rename
 
 
 def iter_tree(root: Path) -> Iterator[Path]:
@@ -51,61 +68,18 @@ def is_source(path: Path) -> bool:
     return path.suffix.lower() in SOURCE_SUFFIXES
 
 
-def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
-                 progress: Callable[[Path], None] | None = None) -> TreeRun:
-    """Mirror src into out, porting source files and copying the rest."""
-    src, out = src.resolve(), out.resolve()
-    if out == src or src in out.parents:
-        raise PortError(f"{out}: the output directory must not be inside the source tree (use --in-place)")
-    headers = ProjectHeaders()
+def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options, settings=None) -> TreeRun:
+    """Mirror src into out: sources ported, build files migrated, the rest copied (hipport.tree)."""
+    from hipport.tree.run import convert_tree as run
 
-    def mirror(path: Path, rel: Path, run: TreeRun) -> None:
-        target = out / rel
-        if progress is not None:
-            progress(rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_symlink():
-            if target.is_symlink() or target.exists():
-                target.unlink()
-            os.symlink(os.readlink(path), target)
-            run.copied += 1
-        elif is_source(path):
-            result = port_file(path, rules, options, display=rel.as_posix(), headers=headers)
-            write_atomic(target, result.output, mode_from=path)
-            run.results.append(result)
-        else:
-            shutil.copy2(path, target)
-            run.copied += 1
-
-    return _each_file(src, mirror)
+    return run(src, out, rules, options, settings)
 
 
-def convert_tree_in_place(src: Path, rules: RuleSet, options: Options) -> TreeRun:
-    headers = ProjectHeaders()
+def convert_tree_in_place(src: Path, rules: RuleSet, options: Options, settings=None) -> TreeRun:
+    """Port src's sources and build files in place, atomically, after git-state checks (hipport.tree)."""
+    from hipport.tree.run import convert_tree_in_place as run
 
-    def rewrite(path: Path, rel: Path, run: TreeRun) -> None:
-        if path.is_symlink() or not is_source(path):
-            return
-        result = port_file(path, rules, options, display=rel.as_posix(), headers=headers)
-        if result.changed:
-            write_atomic(path, result.output, mode_from=path)
-        run.results.append(result)
-
-    return _each_file(src, rewrite)
-
-
-def _each_file(src: Path, step: Callable[[Path, Path, TreeRun], None]) -> TreeRun:
-    """Run step on every file of the tree; a failing file is recorded and the rest go on."""
-    run = TreeRun()
-    for path in iter_tree(src):
-        rel = path.relative_to(src)
-        try:
-            step(path, rel, run)
-        except PortError as exc:
-            run.errors.append(str(exc))
-        except OSError as exc:
-            run.errors.append(f"{rel}: {exc.strerror or exc}")
-    return run
+    return run(src, rules, options, settings)
 
 
 def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
@@ -119,7 +93,10 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            files = [p for p in iter_tree(path) if is_source(p) and not p.is_symlink()]
+            # The same selection convert makes: .gitignore'd vendored code is not the user's to fix.
+            from hipport.tree.walk import select
+
+            files = [entry.path for entry in select(path).of_kind("source")]
         elif path.exists():
             files = [path]
         else:
@@ -134,5 +111,12 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
     return run
 
 
-def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None) -> dict:
-    return build_report((file_entry(r) for r in results), options.describe(rules.newest_hip), extra)
+def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None,
+               root: str | None = None) -> dict:
+    """The JSON report with its derived numbers; root: what the file paths are relative to, if not the cwd."""
+    from hipport.report import complete
+
+    report = build_report((file_entry(r) for r in results), options.describe(rules.newest_hip), extra)
+    if root is not None:
+        report = {**{k: report.pop(k) for k in ("schema", "tool", "options")}, "root": root, **report}
+    return complete(report, rules)

@@ -21,6 +21,8 @@ def explain(name: str, rules: RuleSet) -> dict:
     if header is not None:
         entries.append({"kind": "header", "cuda": header.cuda, "hip": header.hip, "drop": header.drop,
                         "library": header.library, "roc": header.roc, "flat_path": header.hip_flat,
+                        "roc_flat_path": header.roc_flat, "dir_added": header.dir_added,
+                        "flat_removed": header.flat_removed,
                         "rule_file": header.origin.path})
     namespace = rules.namespaces.get(name)
     if namespace is not None:
@@ -30,6 +32,13 @@ def explain(name: str, rules: RuleSet) -> dict:
     if lint is not None and rule is None:
         entries.append({"kind": "lint", "cuda": name, "code": lint.code, "message": lint.message,
                         "rule_file": lint.origin.path})
+    rewrite = rules.rewrites.get(name)
+    if rewrite is not None:  # version-gated rewrites outrank the reference table: listed first
+        entries.insert(0, _rewrite_entry(rewrite))
+    for structural in rules.structural_lints:
+        if name in structural.names:
+            entries.append({"kind": "lint", "cuda": name, "code": structural.code,
+                            "message": structural.message.replace("{name}", name), "rule_file": structural.origin.path})
     result = {"name": name, "known": bool(entries), "entries": entries}
     if not entries:
         pool = set(rules.names) | {r.hip for r in rules.names.values() if r.hip} | set(rules.headers)
@@ -51,6 +60,23 @@ def _name_entry(rule, rules: RuleSet) -> dict:
     return data
 
 
+def _rewrite_entry(rewrite) -> dict:
+    if rewrite.older is None:
+        older = f"none: an error (HP201) for targets before HIP {rewrite.since}"
+    else:
+        dropped = f" without argument {rewrite.drop_argument + 1}" if rewrite.drop_argument is not None else ""
+        arguments = f" with arguments ({rewrite.older_arguments})" if rewrite.older_arguments else ""
+        older = f"before HIP {rewrite.since}: {rewrite.older}{dropped}{arguments} (HP211)"
+    data = {"kind": "rewrite", "cuda": rewrite.cuda, "hip": rewrite.hip, "added": rewrite.since,
+            "library": rewrite.library, "rewrite": older, "rule_file": rewrite.origin.path}
+    if rewrite.enable_define:
+        data["note"] = (f"from HIP {rewrite.since} until {rewrite.default_since} HIP declares it only with "
+                        f"-D{rewrite.enable_define} (HP212); takes precedence over the reference table")
+    else:
+        data["note"] = "takes precedence over the reference table"
+    return data
+
+
 def render_explain(result: dict) -> str:
     if not result["known"]:
         lines = [f"{result['name']}: no rule knows this name"]
@@ -62,8 +88,10 @@ def render_explain(result: dict) -> str:
               ("roc", "ROC"), ("added", "HIP added"), ("deprecated", "HIP deprecated"),
               ("removed", "HIP removed"), ("experimental", "HIP experimental"), ("cuda_added", "CUDA added"),
               ("cuda_deprecated", "CUDA deprecated"), ("cuda_removed", "CUDA removed"), ("rewrite", "rewrite"),
-              ("note", "note"), ("drop", "dropped"), ("flat_path", "older flat path"), ("code", "code"),
-              ("message", "message"), ("rule_file", "rule file")]
+              ("note", "note"), ("drop", "dropped"), ("flat_path", "older flat path"),
+              ("roc_flat_path", "older ROC path"), ("dir_added", "directory path in"),
+              ("flat_removed", "flat path gone in"), ("code", "code"), ("message", "message"),
+              ("rule_file", "rule file")]
     for entry in result["entries"]:
         title = entry.get("cuda", result["name"])
         status = "" if entry.get("supported", True) else "  (no HIP equivalent)"
@@ -82,16 +110,18 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
     for rule in rules.names.values():
         total[rule.library] += 1
         mapped[rule.library] += rule.supported
-    ref_total, ref_mapped_ok, ref_unsupported_ok = Counter(), Counter(), Counter()
+    ref_total, ref_with_target, ref_mapped_ok, ref_unsupported_ok = Counter(), Counter(), Counter(), Counter()
     for row in reference_rows or []:
         library = row["library"]
         ref_total[library] += 1
+        target = row[rules.target_columns.get(library, "hip_name")]  # MIOpen's column for cuDNN
+        ref_with_target[library] += bool(target)
         rule = rules.names.get(row["cuda_name"])
         if rule is None:
             continue
-        if row["hip_name"] and rule.supported:
+        if target and rule.supported:
             ref_mapped_ok[library] += 1
-        elif not row["hip_name"] and not rule.supported:
+        elif not target and not rule.supported:
             ref_unsupported_ok[library] += 1
     table = []
     for library in sorted(set(total) | set(ref_total)):
@@ -100,6 +130,12 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
         if reference_rows is not None:
             known = ref_mapped_ok[library] + ref_unsupported_ok[library]
             row["reference_rows"] = ref_total[library]
+            # rows naming a HIP (for cuDNN: MIOpen) target, and how many of them a rule maps;
+            # the other rows, and how many of them a rule knows as unsupported
+            row["reference_with_target"] = ref_with_target[library]
+            row["reference_mapped"] = ref_mapped_ok[library]
+            row["reference_without_target"] = ref_total[library] - ref_with_target[library]
+            row["reference_unsupported"] = ref_unsupported_ok[library]
             row["coverage"] = round(100.0 * known / ref_total[library], 2) if ref_total[library] else None
         table.append(row)
     return table

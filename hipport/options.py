@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from hipport.versions import Version, format_version
 
 LAUNCH_SYNTAXES = ("keep", "hip")
+MODES = ("port", "shim")
+PARSERS = ("auto", "treesitter", "clang")
 
 
 @dataclass(frozen=True)
@@ -13,10 +16,24 @@ class Options:
     hip_version: Version | None = None  # None: the newest version in the rule data
     launch_syntax: str = "keep"
     roc: bool = False  # emit rocBLAS/rocFFT/... names where the data has them
+    mode: str = "port"  # "shim": include the shim header instead of CUDA headers, keep API names
+    shim_include: str = "gpu_compat.h"  # how --mode shim spells the #include
+    parser: str = "auto"  # "auto": clang when a compile database is given, tree-sitter otherwise
+    compile_commands: Path | None = None  # compile_commands.json, or the build directory holding it
+    clang_args: tuple[str, ...] = ()  # extra flags for every clang parse
+    cuda_path: Path | None = None  # None: CUDA_PATH, CUDA_HOME, then /usr/local/cuda
+
+    @property
+    def parser_in_use(self) -> str:
+        if self.parser == "auto":
+            return "clang" if self.compile_commands is not None else "treesitter"
+        return self.parser
 
     def describe(self, newest: Version) -> dict:
         return {
             "hip_version": format_version(self.hip_version or newest),
             "launch_syntax": self.launch_syntax,
             "roc": self.roc,
+            **({"mode": self.mode, "shim_include": self.shim_include} if self.mode != "port" else {}),
+            **({"parser": self.parser_in_use} if self.parser_in_use != "treesitter" else {}),
         }

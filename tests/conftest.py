@@ -50,9 +50,9 @@ def options_from_args(args) -> Options:
     return Options(**kwargs)
 
 
-def load_cases() -> list[Case]:
+def load_cases(root: Path = FIXTURES) -> list[Case]:
     cases = []
-    for directory in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
         meta = tomllib.loads((directory / "case.toml").read_text(encoding="utf-8"))
         inputs = sorted(directory.glob("input.*"))
         expected = sorted(directory.glob("expected.*"))

@@ -158,3 +158,14 @@ def test_check_writes_nothing(project):
     _check("a.cu")
     assert (project / "a.cu").read_text() == source
     assert sorted(p.name for p in Path(project).iterdir()) == before
+
+
+def test_directories_skip_gitignored_vendored_code(project):
+    (project / "src").mkdir()
+    (project / "third_party").mkdir()
+    (project / "src" / "a.cu").write_text(_source(UNMAPPED))
+    (project / "third_party" / "v.cu").write_text(_source(UNSUPPORTED))
+    (project / ".gitignore").write_text("third_party/\n")
+    done = _check(".")
+    assert done.exit_code == 0
+    assert [line.split(":")[0] for line in done.stdout.splitlines()] == ["src/a.cu"]

@@ -48,6 +48,38 @@ def test_rules_stats_covers_every_reference_row():
     table = json.loads(invoke("rules", "stats", "--reference", str(reference), "--format", "json").output)
     assert {row["library"] for row in table} >= {"CUBLAS", "CUDA_Runtime_API", "CUDNN", "CUB"}
     assert all(row["coverage"] == 100.0 for row in table)
+    for row in table:  # every row with a HIP name is mapped, every other row is known as unsupported
+        assert row["reference_mapped"] == row["reference_with_target"] > 0, row
+        assert row["reference_unsupported"] == row["reference_without_target"], row
+    assert sum(row["reference_rows"] for row in table) == 8932
+    cudnn = next(row for row in table if row["library"] == "CUDNN")
+    assert (cudnn["reference_with_target"], cudnn["reference_without_target"]) == (555, 607)  # MIOpen column
+    text = invoke("rules", "stats", "--reference", str(reference)).output.splitlines()
+    assert text[0].split()[-4:] == ["ref.", "mapped", "ref.", "unsupported"]
+    assert next(line for line in text if line.startswith("CUDNN ")).split()[-3:] == ["100.00%", "555/555", "607/607"]
+
+
+def test_rules_stats_notices_a_row_that_lost_its_mapping_or_gained_one(rules):
+    import dataclasses
+
+    from hipport.explain import stats
+
+    rows = [
+        {"library": "CUDA_Runtime_API", "cuda_name": "cudaMalloc", "hip_name": "hipMalloc", "roc_name": ""},
+        {"library": "CUDA_Runtime_API", "cuda_name": "cudaDeviceFlushGPUDirectRDMAWrites", "hip_name": "",
+         "roc_name": ""},
+        {"library": "CUDNN", "cuda_name": "cudnnCreate", "hip_name": "hipdnnCreate", "roc_name": "miopenCreate"},
+        {"library": "CUDNN", "cuda_name": "cudnnSetTensor4dDescriptor", "hip_name": "hipdnnSetTensor4dDescriptor",
+         "roc_name": ""},
+    ]
+    assert [r["coverage"] for r in stats(rules, rows) if r["reference_rows"]] == [100.0, 100.0]
+    broken = dataclasses.replace(rules, names=dict(rules.names))
+    broken.names["cudaMalloc"] = dataclasses.replace(rules.names["cudaMalloc"], hip=None)
+    broken.names["cudnnSetTensor4dDescriptor"] = dataclasses.replace(
+        rules.names["cudnnSetTensor4dDescriptor"], hip="hipdnnSetTensor4dDescriptor")
+    table = {r["library"]: r for r in stats(broken, rows) if r["reference_rows"]}
+    assert table["CUDA_Runtime_API"]["coverage"] == 50.0 and table["CUDA_Runtime_API"]["reference_mapped"] == 0
+    assert table["CUDNN"]["coverage"] == 50.0 and table["CUDNN"]["reference_unsupported"] == 0
 
 
 def test_rules_validate_reports_file_and_line(tmp_path):

@@ -31,6 +31,13 @@ SNIPPETS = [
     "__half x = __float2half(1.0f);",
     "cudaDeviceFlushGPUDirectRDMAWrites(t, s);",
     "void cudaLocal(int);",
+    "v += __shfl_down_sync(0xffffffff, v, 16);",
+    "for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(FULL, v, o);",
+    "unsigned m = __ballot_sync(__activemask(), p); n = __popc(__ballot_sync(0xffffffffu, p)); __syncwarp();",
+    "int lane = threadIdx.x & 31; int w = threadIdx.x >> 5;",
+    "asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(r));",
+    "#ifdef __CUDA_ARCH__",
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700",
     "{", "}", "(", ")", ";",
 ]
 COMMENTS = ["// cudaMalloc here", "/* cudaFree(p) */", "/* unterminated cudaMalloc", "// \xe9t\xe9 latin"]
@@ -48,7 +55,8 @@ def sources(draw) -> bytes:
     return text.encode(encoding, "replace")
 
 
-OPTIONS = st.builds(Options, launch_syntax=st.sampled_from(["keep", "hip"]), roc=st.booleans())
+OPTIONS = st.builds(Options, launch_syntax=st.sampled_from(["keep", "hip"]), roc=st.booleans(),
+                    hip_version=st.sampled_from([None, (5, 2, 0), (6, 2, 0), (7, 0, 0)]))
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -30,7 +30,7 @@ def test_rule_self_test(test, rules):
 
 def test_every_hand_written_rule_file_carries_self_tests():
     hand_written = [p for p in builtin_rule_files() if p.parent.name != "generated" and p.name != "codes.toml"]
-    tested = {t.origin.path for t in SELF_TESTS}
+    tested = {t.origin.path for t in SELF_TESTS} | {t.origin for t in load_rules(use_cache=False).build.tests}
     assert {p.name for p in hand_written} <= tested
 
 
@@ -65,7 +65,7 @@ def test_cli_reports_bad_user_rule_file_without_traceback(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"hipport: {bad}:3: unknown field 'hp' in rename rule " \
-        "(allowed: cuda, hip, kind, section, roc, library, note, added, deprecated, changed, removed, " \
+        "(allowed: cuda, hip, kind, section, roc, library, note, replacement, added, deprecated, changed, removed, " \
         "experimental, cuda_added, cuda_deprecated, cuda_removed)"
     assert "Traceback" not in proc.stderr
 
@@ -101,10 +101,19 @@ def test_every_reference_row_is_a_rule(rules):
         rows = list(csv.DictReader(f))
     for row in rows:
         rule = rules.names[row["cuda_name"]]
-        if row["hip_name"]:
+        if row[rules.target_columns.get(row["library"], "hip_name")]:
             assert rule.hip is not None, row["cuda_name"]
         else:
             assert rule.hip is None, row["cuda_name"]
+
+
+def test_cudnn_ports_to_miopen_and_names_without_an_miopen_counterpart_are_unsupported(rules):
+    # The reference's HIP column for cuDNN is hipDNN, which ROCm does not ship.
+    assert rules.target_columns == {"CUDNN": "roc_name"}
+    assert rules.names["cudnnConvolutionForward"].hip == "miopenConvolutionForward"
+    assert rules.names["CUDNN_DATA_FLOAT"].hip == "miopenFloat"
+    assert rules.names["cudnnSetTensor4dDescriptor"].hip is None  # hipdnnSetTensor4dDescriptor only
+    assert not any(r.hip and r.hip.lower().startswith("hipdnn") for r in rules.names.values())
 
 
 def test_rule_cache_is_rebuilt_when_corrupt(tmp_path, monkeypatch):
@@ -115,3 +124,13 @@ def test_rule_cache_is_rebuilt_when_corrupt(tmp_path, monkeypatch):
     again = load_rules()
     assert again.names.keys() == first.names.keys()
     assert cache.read_bytes() != b"not a pickle"
+
+
+def test_every_finding_code_is_defined_once():
+    # The loader keeps the last of two entries with one code, so a clash would pass silently.
+    import tomllib
+
+    from hipport.rules.loader import builtin_rules_dir
+
+    codes = [e["code"] for e in tomllib.loads((builtin_rules_dir() / "codes.toml").read_text())["code"]]
+    assert len(codes) == len(set(codes)), sorted(c for c in codes if codes.count(c) > 1)

@@ -13,6 +13,7 @@ import argparse
 import csv
 import re
 import sys
+import tomllib
 from collections import defaultdict
 from pathlib import Path
 
@@ -74,15 +75,26 @@ def inline_table(fields: list[tuple[str, str | bool]]) -> str:
     return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in fields if v != "") + " }"
 
 
-def name_entry(row: dict) -> tuple[str, str]:
+def target_columns(rules_dir: Path) -> dict[str, str]:
+    """Libraries whose port target is not the HIP column (rules/codes.toml says which)."""
+    data = tomllib.loads((rules_dir / "codes.toml").read_text(encoding="utf-8"))
+    return {e["library"]: e["target_column"] for e in data.get("library_title", []) if "target_column" in e}
+
+
+def name_entry(row: dict, column: str = "hip_name") -> tuple[str, str]:
     fields = [("cuda", row["cuda_name"])]
-    if row["hip_name"]:
-        fields.append(("hip", row["hip_name"]))
+    target = row[column]
+    if target:
+        fields.append(("hip", target))
     fields += [("kind", kind_of(row)), ("section", row["section"])]
-    fields += [(dst, row[src]) for src, dst in VERSION_FIELDS]
-    if row["roc_name"]:
-        fields.append(("roc", row["roc_name"]))
-    table = "rename" if row["hip_name"] else "unsupported"
+    if column == "hip_name":
+        fields += [(dst, row[src]) for src, dst in VERSION_FIELDS]
+        if row["roc_name"]:
+            fields.append(("roc", row["roc_name"]))
+    else:
+        # The HIP versions describe the HIP column's names, not this target's; the CUDA ones still hold.
+        fields += [(dst, row[src]) for src, dst in VERSION_FIELDS if src.startswith("cuda_")]
+    table = "rename" if target else "unsupported"
     return table, inline_table(fields)
 
 
@@ -104,7 +116,8 @@ def render(library: str, tables: dict[str, list[str]], source: str) -> str:
     return "\n".join(out)
 
 
-def generate(reference: Path, out_dir: Path) -> list[Path]:
+def generate(reference: Path, out_dir: Path, rules_dir: Path = ROOT / "rules") -> list[Path]:
+    columns = target_columns(rules_dir)
     by_library: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     seen: set[str] = set()
     with open(reference / "cuda-hip-mappings.csv", newline="", encoding="utf-8") as f:
@@ -114,7 +127,7 @@ def generate(reference: Path, out_dir: Path) -> list[Path]:
         if row["cuda_name"] in seen:
             continue
         seen.add(row["cuda_name"])
-        table, entry = name_entry(row)
+        table, entry = name_entry(row, columns.get(row["library"], "hip_name"))
         by_library[row["library"]][table].append(entry)
 
     headers: list[str] = []

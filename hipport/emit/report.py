@@ -18,6 +18,7 @@ def file_entry(result: FileResult) -> dict:
         "edits": len(result.edits),
         "launches": result.launches,
         "converted": dict(sorted(result.converted.items())),
+        "converted_names": dict(sorted(result.converted_names.items())),
         "unmapped": dict(sorted(result.unmapped.items())),
         "findings": [f.to_json() for f in result.findings],
     }

@@ -6,14 +6,17 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes, mode_from: Path | None = None) -> None:
+def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = True) -> None:
+    """durable=False skips the fsync: still old-or-new when the process dies, not when the machine
+    does; for files that replace nothing (a fresh mirror) or can be rebuilt (a cache entry)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".hipport-tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         if mode_from is not None:
             os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
         else:
@@ -24,6 +27,44 @@ def write_atomic(path: Path, data: bytes, mode_from: Path | None = None) -> None
             os.unlink(tmp)
         except OSError:
             pass
+        raise
+
+
+def copy_atomic(src: Path, dst: Path, durable: bool = True) -> None:
+    """Copy a file's bytes, mode and times through a temporary file, as write_atomic does."""
+    import shutil
+
+    dst = Path(dst)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".hipport-tmp")
+    try:
+        with os.fdopen(fd, "wb") as out, open(src, "rb") as f:
+            shutil.copyfileobj(f, out, 1 << 20)
+            out.flush()
+            if durable:
+                os.fsync(out.fileno())
+        shutil.copystat(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def symlink_atomic(target: str, link: Path) -> None:
+    """Create (or replace) a symbolic link; a reader sees the old link or the new one."""
+    link = Path(link)
+    tmp = link.parent / f".{link.name}.{os.getpid()}.hipport-tmp"
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    os.symlink(target, tmp)
+    try:
+        os.replace(tmp, link)
+    except BaseException:
+        os.unlink(tmp)
         raise
 
 

@@ -3,13 +3,17 @@
 Most of a source file is irrelevant to porting. One regex pass finds the
 identifiers the rule set cares about, the #include lines and the launch
 chevrons; only those positions are handed to the parser to classify, and a file
-with none of them is not parsed at all.
+with none of them is not parsed at all. Integer literals that lints look at
+(the 32 of `threadIdx.x % 32`) are collected too, but never make a file worth
+parsing on their own.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from hipport.rules.lintrules import LintIndex, int_value, literal_start_ok
 
 IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # The optional BOM lets the first line of a UTF-8-with-BOM file match; the
@@ -23,12 +27,14 @@ class Candidates:
     names: list[tuple[int, int, str]]
     includes: list[re.Match[bytes]]
     launches: list[int]
+    literals: list[tuple[int, int, int]] = field(default_factory=list)  # start, end, value
+    lints: LintIndex | None = None  # the lints a backend runs at these candidates
 
     def __bool__(self) -> bool:
         return bool(self.names or self.includes or self.launches)
 
 
-def scan(source: bytes, interesting: Callable[[str], bool]) -> Candidates:
+def scan(source: bytes, interesting: Callable[[str], bool], lints: LintIndex | None = None) -> Candidates:
     names = []
     seen: dict[bytes, bool] = {}
     for m in IDENTIFIER.finditer(source):
@@ -40,4 +46,8 @@ def scan(source: bytes, interesting: Callable[[str], bool]) -> Candidates:
             names.append((m.start(), m.end(), token.decode("ascii")))
     includes = list(INCLUDE.finditer(source))
     launches = [m.start() for m in LAUNCH.finditer(source)]
-    return Candidates(names, includes, launches)
+    candidates = Candidates(names, includes, launches, lints=lints)
+    if candidates and lints is not None and lints.literal_re is not None:
+        candidates.literals = [(m.start(), m.end(), int_value(m.group())) for m in lints.literal_re.finditer(source)
+                               if literal_start_ok(source, m.start())]
+    return candidates

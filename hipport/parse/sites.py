@@ -26,6 +26,9 @@ class NameSite:
     arguments: list[tuple[int, int]] | None = None
     in_macro_body: bool = False
     in_device_code: bool = False
+    # A precise backend resolved this use to the CUDA toolkit's declaration, so a
+    # same-named declaration elsewhere in the file (an overload, say) does not shadow it.
+    resolved: bool = False
 
 
 @dataclass(slots=True)
@@ -54,6 +57,35 @@ class LaunchSite:
 
 
 @dataclass(slots=True)
+class PastedNameSite:
+    """The literal piece of names a macro body assembles with ##: `cuda` in cuda##fn.
+
+    Only a backend that expands macros can see the names; tree-sitter never reports these.
+    """
+
+    start: int
+    end: int
+    piece: str
+    macro: str
+    names: tuple[str, ...]  # every complete name the expansions produced, sorted
+
+
+@dataclass(slots=True)
+class LintHit:
+    """A place where a structural lint (rules/lint-*.toml) matched."""
+
+    rule: int  # index of the lint in the rule set
+    start: int  # the span the finding points at, and that a fix replaces
+    end: int
+    name: str  # the matched text, for the message
+    call: int | None = None  # for a hit on a call argument: where the call's name starts
+    argument: int | None = None
+    fixable: bool = True  # False when the matcher found the rule's fix unsafe at this place
+    detail: str = ""  # words the message gains here, e.g. which macro the value came through
+    trigger: str = ""  # the candidate name that started the match, if a name did
+
+
+@dataclass(slots=True)
 class ParsedFile:
     names: list[NameSite] = field(default_factory=list)
     includes: list[IncludeSite] = field(default_factory=list)
@@ -61,3 +93,8 @@ class ParsedFile:
     syntax_error_at: int | None = None
     syntax_error_detail: str = ""
     top_insert_at: int = 0  # where a new top-level #include goes when there is none
+    # What a backend wants the report to say about how it read the file: (code, offset, message),
+    # e.g. a precise parse that failed and fell back to tree-sitter.
+    notes: list[tuple[str, int, str]] = field(default_factory=list)
+    pasted: list[PastedNameSite] = field(default_factory=list)
+    lint_hits: list[LintHit] = field(default_factory=list)

@@ -10,6 +10,8 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
+from hipport.parse.lint_match import LintMatcher, in_device_function
+from hipport.parse.lines import end_of_line
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
 from hipport.parse.scan import Candidates
 from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role
@@ -80,10 +82,20 @@ class _Classifier:
 
     def run(self, candidates: Candidates) -> ParsedFile:
         parsed = ParsedFile(top_insert_at=3 if self.source.startswith(b"\xef\xbb\xbf") else 0)
+        lints = candidates.lints
+        matcher = LintMatcher(self.source, self.root, lints, self._lexically_not_code) if lints is not None else None
         for start, end, name in candidates.names:
             site = self._classify_name(start, end, name)
             if site is not None:
                 parsed.names.append(site)
+            rule_ids = lints.for_name(name) if matcher is not None else ()
+            if rule_ids:
+                node = self._code_node(start, end)
+                if node is not None and (node.type != "preproc_arg" or site is not None):
+                    parsed.lint_hits.extend(matcher.at_name(node, start, end, name, site, rule_ids))
+        if matcher is not None:
+            for start, end, value in candidates.literals:
+                parsed.lint_hits.extend(matcher.at_literal(start, end, value))
         for match in candidates.includes:
             site = self._include(match)
             if site is not None:
@@ -100,15 +112,23 @@ class _Classifier:
 
     # -- names -----------------------------------------------------------------
 
-    def _classify_name(self, start: int, end: int, name: str) -> NameSite | None:
+    def _code_node(self, start: int, end: int):
+        """The tree node at a candidate, or None when the candidate is in a comment or a literal."""
         node = self.root.descendant_for_byte_range(start, end)
         if node is None:
             return None
         parent = node.parent
         if node.type in NOT_CODE or (parent is not None and parent.type in NOT_CODE):
             return None
-        if self.not_code is not None and self._lexically_not_code(start):
+        if self._lexically_not_code(start):
             return None
+        return node
+
+    def _classify_name(self, start: int, end: int, name: str) -> NameSite | None:
+        node = self._code_node(start, end)
+        if node is None:
+            return None
+        parent = node.parent
         if node.type == "preproc_arg":
             return self._macro_body_name(node, parent, start, end, name)
         if name in self.markers:
@@ -225,6 +245,8 @@ class _Classifier:
         return starts, ends
 
     def _lexically_not_code(self, offset: int) -> bool:
+        if self.not_code is None:
+            return False  # the tree parsed cleanly and has already said what is code
         starts, ends = self.not_code
         i = bisect_right(starts, offset) - 1
         return i >= 0 and offset < ends[i]
@@ -254,10 +276,8 @@ class _Classifier:
         # has already ruled out comments and strings, and that is enough.
         if not is_include and self.not_code is None:
             return None
-        line_end = self.source.find(b"\n", match.end())
-        line_end = len(self.source) if line_end == -1 else line_end + 1
         return IncludeSite(
-            line_start=line_start, line_end=line_end,
+            line_start=line_start, line_end=end_of_line(self.source, match.end()),
             path_start=match.start(3), path_end=match.end(3),
             path=match.group(3).decode("utf-8", "replace"),
             scope=self._scope(node.parent if is_include else node),
@@ -269,14 +289,36 @@ class _Classifier:
         tree-sitter nests #else/#elif inside the #if they continue; a branch
         reached as its parent's `alternative` is not inside the parent's body.
         """
-        scope = []
-        child, parent = node, node.parent
+        path = [*self._ancestors(node), node]
+        return tuple(
+            parent.start_byte for parent, child in zip(path, path[1:])
+            if parent.type in CONDITIONAL_BLOCKS and parent.start_byte != self.guard_start
+            and child != parent.child_by_field_name("alternative")
+        )
+
+    def _ancestors(self, node) -> list:
+        """node's ancestors, root first.
+
+        Walked down from the root with a cursor: each node.parent starts again
+        at the root, so climbing with it is quadratic in the depth (an include
+        under 20,000 nested #ifs took 23 s).
+        """
+        cursor = self.root.walk()
+        path = []
+        while cursor.node != node:
+            path.append(cursor.node)
+            if cursor.goto_first_child_for_byte(node.start_byte) is None:
+                return self._climb(node)  # missed it (zero-width nodes): the slow way
+        return path
+
+    @staticmethod
+    def _climb(node) -> list:
+        path = []
+        parent = node.parent
         while parent is not None:
-            if parent.type in CONDITIONAL_BLOCKS and parent.start_byte != self.guard_start \
-                    and child != parent.child_by_field_name("alternative"):
-                scope.append(parent.start_byte)
-            child, parent = parent, parent.parent
-        return tuple(reversed(scope))
+            path.append(parent)
+            parent = parent.parent
+        return path[::-1]
 
     def _include_guard_start(self) -> int | None:
         # #ifndef X / #define X wrapping the file is a guard, not a real condition.
@@ -324,6 +366,7 @@ class _Classifier:
             config_close=close.end_byte,
             args_open=args.start_byte,
             arguments=[(c.start_byte, c.end_byte) for c in args.named_children if c.type != "comment"],
+            in_device_code=in_device_function(call, self.source),
         )
 
     def _first_error(self):

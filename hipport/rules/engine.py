@@ -5,14 +5,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 
-from hipport.diagnostics import Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
+from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.edits import apply_edits, order_edits
 from hipport.options import Options
+from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
-from hipport.parse.sites import NameSite, ParsedFile, Role
+from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
 from hipport.rules.includes import plan_includes
 from hipport.rules.launch import launch_edits
+from hipport.rules.lint_findings import lint_outcome
+from hipport.rules.lintrules import OWN_NAME_SILENCES
+from hipport.rules.pasting import pasted_piece
 from hipport.rules.ruleset import NameRule, RuleSet
+from hipport.rules.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
 from hipport.versions import format_version, parse_version
 
@@ -50,8 +55,15 @@ def port_source(source: bytes, rules: RuleSet, options: Options = Options(), pat
 
 def _port(source: bytes, rules: RuleSet, options: Options, path: str, backend,
           declared_elsewhere: frozenset[str]) -> FileResult:
-    candidates = scan(source, rules.is_interesting)
     result = FileResult(path=path, source=source, output=source)
+    encoding = wide_encoding(source)
+    if encoding is not None:  # its identifiers are not ASCII bytes: editing could split characters
+        porter = _Porter(source, rules, options, result)
+        porter._finding("HP904", 0, 0, "", f"the file is {encoding}, which hipport does not edit; "
+                        "it was left as it is: convert it to UTF-8 and port it again")
+        porter._finish()
+        return result
+    candidates = scan(source, rules.is_interesting, rules.lint_index)
     if not candidates:
         return result
     if backend is None:
@@ -74,17 +86,24 @@ class _Porter:
         self.edits: list[Edit] = []
         self.uses_device_code = False
         self.uses_runtime_api = False
+        self.rewritten_calls: dict[int, int | None] = {}  # call name start -> argument the rewrite dropped
+        self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes
+        self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
+        self.reported_once: set = set()
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
         declared = {site.name for site in parsed.names if site.role is Role.DECLARATION} | declared_elsewhere
         for site in parsed.names:
             self._name(site, declared)
+        for pasted in parsed.pasted:
+            self._pasted(pasted)
+        self._lints(parsed, declared)
         if parsed.launches:
             self.uses_device_code = True
             self.result.launches = len(parsed.launches)
             if self.options.launch_syntax == "hip":
                 for launch in parsed.launches:
-                    edits = launch_edits(launch)
+                    edits = launch_edits(launch, self.source)
                     if edits is None:
                         self._finding("HP105", launch.start, launch.start + 3, "<<<",
                                       "this launch has an unusual configuration; rewrite it by hand")
@@ -101,6 +120,8 @@ class _Porter:
             at = parsed.syntax_error_at
             self._finding("HP901", at, at, "", f"syntax error ({parsed.syntax_error_detail}); "
                           "code around here was ported by name only")
+        for code, at, message in parsed.notes:
+            self._finding(code, at, at, "", message)
         self._finish()
 
     # -- names -----------------------------------------------------------------
@@ -108,6 +129,8 @@ class _Porter:
     def _name(self, site: NameSite, declared: set[str]) -> None:
         rules = self.rules
         name = site.name
+        if self._dropped(site.start):
+            return
         if site.role is Role.MARKER:
             self.uses_device_code = True
             return
@@ -116,7 +139,7 @@ class _Porter:
                 self._finding("HP104", site.start, site.end, name,
                               f"this file declares its own '{name}', so hipport leaves every use of it as written")
             return
-        if name in declared:
+        if name in declared and not site.resolved:
             return
         if site.role is Role.NAMESPACE:
             namespace = rules.namespaces.get(name)
@@ -124,6 +147,10 @@ class _Porter:
                 self._rename(site, namespace.hip, namespace.library, name)
             return
         rule = rules.names.get(name)
+        rewrite = rules.rewrites.get(name)
+        if rewrite is not None and site.role is Role.USE and (rule is None or rule.origin.builtin):
+            self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
+            return
         if rule is not None:
             self._apply_name_rule(site, rule)
         lint = rules.lints.get(name)
@@ -134,6 +161,19 @@ class _Porter:
             self.result.unmapped[name] += 1
             self._finding("HP102", site.start, site.end, name,
                           f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+
+    def _pasted(self, site: PastedNameSite) -> None:
+        piece = pasted_piece(site, self.rules, self.options.roc)
+        names = ", ".join(site.names)
+        if piece is None:
+            self._finding("HP105", site.start, site.end, site.piece,
+                          f"macro '{site.macro}' assembles {names} with ##; port it by hand")
+            return
+        self.uses_runtime_api = True
+        for name in site.names:
+            self.result.converted[self.rules.names[name].library] += 1
+            self.result.converted_names[name] += 1
+        self.edits.append(Edit(site.start, site.end, piece.encode("ascii")))
 
     def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
         name = rule.cuda
@@ -190,14 +230,77 @@ class _Porter:
         self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
         self.edits.append(Edit(end, end, b")"))
 
+    def _rewrite(self, site: NameSite, rewrite) -> None:
+        self.uses_device_code = True
+        outcome = plan_rewrite(site, rewrite, self.target, self.source)
+        self.edits.extend(outcome.edits)
+        for finding in outcome.findings:
+            self._finding(*finding, library=rewrite.library)
+        # Counted like a rename: HP201 (the target is too old and there is no older
+        # form) is a reference the report subtracts from the ported ones.
+        if outcome.edits or outcome.kept or any(f[0] == "HP201" for f in outcome.findings):
+            self.result.converted[rewrite.library] += 1
+            self.result.converted_names[site.name] += 1
+        if not outcome.kept:
+            self.rewritten_calls[site.start] = outcome.dropped_argument
+        if outcome.dropped_argument is not None:
+            self.dropped.append(site.arguments[outcome.dropped_argument])
+        if outcome.needs_define and "define:" + outcome.needs_define not in self.reported_once:
+            self.reported_once.add("define:" + outcome.needs_define)
+            self._finding("HP212", site.start, site.end, site.name, (
+                f"'{site.name}' exists in HIP {format_version(self.target)} only when {outcome.needs_define} is "
+                f"defined before the HIP headers are included (it is the default from HIP "
+                f"{_short(rewrite.default_since)}): compile with -D{outcome.needs_define}"), library=rewrite.library)
+        if outcome.mask_warning is not None:
+            start, end, message = outcome.mask_warning
+            self.mask_warnings[site.start] = ("HP213", start, end, site.name, message)
+
+    # -- lints -------------------------------------------------------------------
+
+    def _lints(self, parsed: ParsedFile, declared: set[str]) -> None:
+        index = self.rules.lint_index
+        hits = list(parsed.lint_hits)
+        for launch in parsed.launches:
+            if launch.in_device_code:
+                hits.extend(LintHit(rule_id, launch.start, launch.config_close, "<<<") for rule_id in index.launch)
+        superseded = set()
+        for hit in hits:
+            rule = index.rules[hit.rule]
+            if self._dropped(hit.start):
+                continue  # the port deletes this code
+            if hit.trigger in declared and rule.match in OWN_NAME_SILENCES:
+                continue
+            if rule.once and rule.index in self.reported_once:
+                continue
+            outcome = lint_outcome(hit, rule, self.target, call_kept=hit.call not in self.rewritten_calls)
+            if outcome is None:
+                continue
+            if rule.once:
+                self.reported_once.add(rule.index)
+            if hit.call is not None:
+                superseded.add(hit.call)
+            if outcome.applicability is Applicability.SAFE:
+                self.edits.append(Edit(outcome.start, outcome.end, outcome.fix.encode("utf-8")))
+            self._finding(outcome.code, outcome.start, outcome.end, outcome.name, outcome.message,
+                          Severity(outcome.severity) if outcome.severity else None, outcome.library,
+                          fix=outcome.fix, applicability=outcome.applicability)
+        for call, finding in self.mask_warnings.items():
+            if call not in superseded:
+                self._finding(*finding)
+
+    def _dropped(self, offset: int) -> bool:
+        return any(start <= offset < end for start, end in self.dropped)
+
     # -- output ----------------------------------------------------------------
 
     def _finding(self, code: str, start: int, end: int, name: str, message: str,
-                 severity: Severity | None = None, library: str | None = None) -> None:
+                 severity: Severity | None = None, library: str | None = None,
+                 fix: str | None = None, applicability: Applicability | None = None) -> None:
         info = self.rules.codes.get(code)
         if severity is None:
             severity = Severity(info.severity) if info else Severity.WARNING
-        self.result.findings.append(Finding(code, severity, start, end, name, message, library=library))
+        self.result.findings.append(Finding(code, severity, start, end, name, message, library=library,
+                                            fix=fix, applicability=applicability))
 
     def _finish(self) -> None:
         ordered, rejected = order_edits(self.edits)

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 
 from hipport.diagnostics import Edit
 from hipport.options import Options
+from hipport.parse.lines import newline_of
 from hipport.parse.sites import IncludeSite, ParsedFile
 from hipport.rules.ruleset import RuleSet
+from hipport.versions import format_version, parse_version
 
 
 @dataclass
@@ -55,7 +57,21 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
         plan.findings.append(("HP103", site.path_start, site.path_end, site.path,
                               f"<{site.path}> has no HIP equivalent"))
         return site.path
-    return header.roc if options.roc and header.roc else header.hip
+    roc = options.roc and header.roc is not None
+    path = header.roc if roc else header.hip
+    target = options.hip_version or rules.newest_hip
+    # ROCm before the library's move to its include directory only has the flat path.
+    if header.dir_added and target < parse_version(header.dir_added):
+        flat = header.roc_flat if roc else header.hip_flat
+        if flat:
+            removed = f" and gone in {header.flat_removed}" if header.flat_removed else ""
+            plan.findings.append((
+                "HP205", site.path_start, site.path_end, site.path,
+                f"'{site.path}' -> '{flat}': HIP {format_version(target)} predates '{path}' "
+                f"(ROCm {header.dir_added}); the flat path is deprecated from {header.dir_added}{removed}",
+            ))
+            return flat
+    return path
 
 
 def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scope: tuple[int, ...]) -> bool:
@@ -64,7 +80,7 @@ def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scop
 
 
 def _runtime_include(source: bytes, parsed: ParsedFile, header: str) -> Edit:
-    newline = b"\r\n" if b"\r\n" in source[: source.find(b"\n") + 1 or len(source)] else b"\n"
+    newline = newline_of(source)
     first = min(parsed.includes, key=lambda s: s.line_start, default=None)
     at = first.line_start if first is not None and not first.scope else parsed.top_insert_at
     return Edit(at, at, b"#include <" + header.encode("ascii") + b">" + newline)

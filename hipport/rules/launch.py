@@ -1,38 +1,52 @@
 """`k<<<g, b, shmem, stream>>>(args)` to `hipLaunchKernelGGL(k, dim3(g), dim3(b), shmem, stream, args)`.
 
-Only the bytes between the pieces are replaced, so edits inside the kernel
-name, the configuration and the arguments never overlap this rewrite.
+Only the launch's punctuation is replaced (`<<<`, the commas of the
+configuration, `>>>` and the argument list's `(`), with the spaces and tabs
+around it, so comments and line breaks inside a launch survive, and edits
+inside the kernel name, the configuration and the arguments never overlap
+this rewrite.
 """
 from __future__ import annotations
 
 from hipport.diagnostics import Edit
 from hipport.parse.sites import LaunchSite
+from hipport.rules.punctuation import punctuation_spans
 
 
-def launch_edits(launch: LaunchSite) -> list[Edit] | None:
+def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
+    """The edits of the rewrite; None when the launch is too unusual to rewrite safely."""
     config = launch.config
     if not 2 <= len(config) <= 4:
         return None
     kernel_start, kernel_end = launch.kernel
-    template = launch.kernel_is_template
     grid, block = config[0], config[1]
     extra = config[2:]
-    comma_args = b", " if launch.arguments else b""
-    edits = [
-        Edit(kernel_start, kernel_start, b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if template else b"")),
-        Edit(kernel_end, grid[0], (b")" if template else b"") + b", dim3("),
-        Edit(grid[1], block[0], b"), dim3("),
-    ]
     after_config = launch.args_open + 1  # through the '(' of the argument list
+    open_args = b", " if launch.arguments else b""
+    # (start, end, punctuation expected there, its replacements; None keeps it)
+    gaps = [
+        (kernel_end, grid[0], [b"<<<"], [(b")" if launch.kernel_is_template else b"") + b", dim3("]),
+        (grid[1], block[0], [b","], [b"), dim3("]),
+    ]
     if not extra:
-        edits.append(Edit(block[1], after_config, b"), 0, 0" + comma_args))
+        gaps.append((block[1], after_config, [b">>>", b"("], [b"), 0, 0", open_args]))
     elif len(extra) == 1:
         shmem = extra[0]
-        edits.append(Edit(block[1], shmem[0], b"), "))
-        edits.append(Edit(shmem[1], after_config, b", 0" + comma_args))
+        gaps += [(block[1], shmem[0], [b","], [b"), "]),
+                 (shmem[1], after_config, [b">>>", b"("], [b", 0", open_args])]
     else:
         shmem, stream = extra
-        edits.append(Edit(block[1], shmem[0], b"), "))
-        edits.append(Edit(shmem[1], stream[0], b", "))
-        edits.append(Edit(stream[1], after_config, comma_args))
+        gaps += [(block[1], shmem[0], [b","], [b"), "]),
+                 (shmem[1], stream[0], [b","], [None]),
+                 (stream[1], after_config, [b">>>", b"("], [b"", open_args])]
+    edits = [Edit(kernel_start, kernel_start,
+                  b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if launch.kernel_is_template else b""))]
+    for start, end, tokens, replacements in gaps:
+        spans = punctuation_spans(source, start, end, tokens)
+        if spans is None:
+            return None
+        for (token_start, token_end), text in zip(spans, replacements):
+            if text is not None:
+                edits.append(Edit(token_start, token_end, text))
     return edits
+

@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
-import tomllib
 from pathlib import Path
 
 from hipport import __version__
+from hipport.buildfiles.rules import BUILD_RECORDS
 from hipport.rules.ruleset import (
     CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
+from hipport.rules.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
 from hipport.rules.schema import RuleFileError, validate
 
 _NAME_FIELDS = set(NameRule.__slots__) - {"cuda", "hip", "library", "kind", "section", "origin"}
@@ -50,6 +50,7 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
         except OSError as exc:
             raise RuleFileError(str(path), 0, f"cannot read rule file: {exc.strerror}") from None
     digest = hashlib.sha256(__version__.encode())
+    digest.update(_RECORD_LAYOUT)
     for (path, builtin), blob in zip(files, blobs):
         digest.update(f"{builtin}:{path.name}:{len(blob)}\0".encode())
         digest.update(blob)
@@ -59,7 +60,7 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
     if use_cache:
         try:
             with open(cache_file, "rb") as f:
-                cached = pickle.load(f)
+                cached = _load_cache(f)
             if isinstance(cached, RuleSet) and cached.digest == key:
                 return cached
         except Exception:  # a missing, stale or corrupt cache is rebuilt
@@ -75,14 +76,60 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
 
 
 def _store(cache_file: Path, ruleset: RuleSet) -> None:
+    import tempfile
+
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=".rules-")
         with os.fdopen(fd, "wb") as f:
-            pickle.dump(ruleset, f, protocol=pickle.HIGHEST_PROTOCOL)
+            _CachePickler(f, protocol=pickle.HIGHEST_PROTOCOL).dump(ruleset)
         os.replace(tmp, cache_file)
     except OSError:
         pass  # a read-only home only costs speed
+
+
+# The cache is read on every start, so its ~9,000 frozen rule records must load
+# fast. Pickle's default path for a frozen slotted dataclass is a Python-level
+# __setstate__ that goes through object.__setattr__ field by field: about 45 ms
+# on this project's 2-core machine, most of a single-file run's rule loading.
+# Storing each record as (class, field values) and setting the slots through
+# their descriptors loads the same objects in about a third of the time.
+_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
+            RewriteRule, StructuralLint, *BUILD_RECORDS)
+# A cache written for another layout of these classes must not be read back.
+_RECORD_LAYOUT = repr([(cls.__name__, cls.__slots__) for cls in _RECORDS]).encode()
+_SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
+
+
+class _CachePickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        cls = type(obj)
+        if cls in _SETTERS:
+            return _record, (cls, tuple(getattr(obj, name) for name in cls.__slots__))
+        return NotImplemented
+
+
+def _load_cache(f):
+    import gc
+
+    # Thousands of new objects would trigger collections that find no garbage.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.load(f)  # rule records come back through _record()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _record(cls, values: tuple):
+    setters = _SETTERS[cls]
+    if len(values) != len(setters):
+        raise pickle.UnpicklingError(f"stale rule cache: {cls.__name__} has changed")
+    obj = object.__new__(cls)
+    for setter, value in zip(setters, values):
+        setter(obj, value)
+    return obj
 
 
 def parse_rule_file(path: Path, blob: bytes) -> dict:
@@ -92,6 +139,8 @@ def parse_rule_file(path: Path, blob: bytes) -> dict:
     except UnicodeDecodeError as exc:
         line = blob[: exc.start].count(b"\n") + 1
         raise RuleFileError(display, line, "rule files must be UTF-8") from None
+    import tomllib  # only on a cache miss, or to validate a file
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -130,6 +179,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
             cuda=entry["cuda"], hip=entry.get("hip") or None, drop=entry.get("drop", False),
             library=entry.get("library", library), origin=origin, roc=entry.get("roc"),
             role=entry.get("role", "include"), hip_flat=entry.get("hip_flat"),
+            roc_flat=entry.get("roc_flat"), dir_added=entry.get("dir_added"),
+            flat_removed=entry.get("flat_removed"),
         )
     for entry in data.get("namespace", []):
         ruleset.namespaces[entry["cuda"]] = NamespaceRule(
@@ -141,8 +192,14 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.lints[entry["cuda"]] = LintRule(
             entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity")
         )
+    for entry in data.get("rewrite", []):
+        ruleset.rewrites[entry["cuda"]] = make_rewrite(entry, origin)
+    for entry in data.get("lint", []):
+        ruleset.structural_lints.append(make_lint(len(ruleset.structural_lints), entry, origin))
     for entry in data.get("library_title", []):
         ruleset.library_titles[entry["library"]] = entry["title"]
+        if "target_column" in entry:
+            ruleset.target_columns[entry["library"]] = entry["target_column"]
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     if "markers" in data:
@@ -155,6 +212,7 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         if key in data:
             setattr(ruleset, key, data[key])
     text = blob.decode("utf-8")
+    ruleset.build.merge(data, text, origin.path)
     test_lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[test]]"]
     for index, entry in enumerate(data.get("test", [])):
         line = test_lines[index] if index < len(test_lines) else 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hipport.buildfiles.rules import BuildRules
+from hipport.rules.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
 
 
@@ -49,7 +51,10 @@ class HeaderRule:
     origin: Origin
     roc: str | None = None
     role: str = "include"
-    hip_flat: str | None = None
+    hip_flat: str | None = None  # the path ROCm used before dir_added
+    roc_flat: str | None = None
+    dir_added: str | None = None  # first ROCm with the per-library directory path
+    flat_removed: str | None = None  # first ROCm without the flat path
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,33 +109,41 @@ class RuleSet:
     namespaces: dict[str, NamespaceRule] = field(default_factory=dict)
     wraps: dict[str, WrapRule] = field(default_factory=dict)
     lints: dict[str, LintRule] = field(default_factory=dict)
+    rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
+    structural_lints: list[StructuralLint] = field(default_factory=list)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
+    target_columns: dict[str, str] = field(default_factory=dict)  # library -> reference CSV column
     markers: frozenset[str] = frozenset()
     runtime_include: str = "hip/hip_runtime.h"
     runtime_api_include: str = "hip/hip_runtime_api.h"
     runtime_libraries: frozenset[str] = frozenset()
     unmapped_patterns: tuple[str, ...] = ()
     tests: list[RuleTest] = field(default_factory=list)
+    build: BuildRules = field(default_factory=BuildRules)  # CMake and Makefile tables
     digest: str = ""
     # derived, rebuilt by finish()
     vocabulary: frozenset[str] = frozenset()
     unmapped_re: re.Pattern[str] | None = None
     newest_hip: Version = (0, 0, 0)
+    lint_index: LintIndex = field(default_factory=LintIndex)
 
     def finish(self) -> "RuleSet":
         """Derive the lookup structures the scanner and engine need."""
         # A name HIP spells the same way (sqrtf, atomicAdd) needs no edit; only the
         # double-underscore intrinsics among them still mark a file as device code.
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
-        self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers})
+        self.lint_index = build_index(self.structural_lints)
+        self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
+                                     *self.rewrites, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
         return self
 
     def is_interesting(self, name: str) -> bool:
-        return name in self.vocabulary or self.unmapped_re.match(name) is not None
+        return name in self.vocabulary or self.unmapped_re.match(name) is not None or \
+            self.lint_index.name_re.match(name) is not None
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)

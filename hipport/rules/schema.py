@@ -16,11 +16,16 @@ _VERSION_FIELDS = {
     "cuda_added": STR, "cuda_deprecated": STR, "cuda_removed": STR,
 }
 
+# ROCm versions of a header's move from the flat include path (hipblas.h) to
+# the per-library directory (hipblas/hipblas.h).
+_HEADER_VERSION_FIELDS = ("dir_added", "flat_removed")
+
 # kind -> (required fields, optional fields)
 KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "rename": (
         {"cuda": STR, "hip": STR},
-        {"kind": STR, "section": STR, "roc": STR, "library": STR, "note": STR, **_VERSION_FIELDS},
+        {"kind": STR, "section": STR, "roc": STR, "library": STR, "note": STR, "replacement": STR,
+         **_VERSION_FIELDS},
     ),
     "unsupported": (
         {"cuda": STR},
@@ -30,7 +35,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "header": (
         {"cuda": STR},
         {"hip": STR, "drop": BOOL, "unsupported": BOOL, "library": STR, "roc": STR, "role": STR,
-         "hip_flat": STR, "note": STR},
+         "hip_flat": STR, "roc_flat": STR, "dir_added": STR, "flat_removed": STR, "note": STR},
     ),
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
@@ -39,17 +44,43 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"code": STR, "name": STR, "severity": STR, "summary": STR},
         {"effort": STR, "help": STR},
     ),
-    "library_title": ({"library": STR, "title": STR}, {}),
+    "library_title": ({"library": STR, "title": STR}, {"target_column": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
+    # version-gated call rewrites and structural lints (hipport/rules/lintrules.py)
+    "rewrite": (
+        {"cuda": STR, "hip": STR, "since": STR, "message": STR},
+        {"older": STR, "drop_argument": INT, "older_arguments": STR, "min_arguments": INT, "mask_argument": INT,
+         "enable_define": STR, "default_since": STR, "library": STR, "note": STR},
+    ),
+    "lint": (
+        {"code": STR, "match": STR, "message": STR},
+        {"names": STR_LIST, "pattern": STR, "literals": STR_LIST, "operators": STR_LIST, "argument": INT,
+         "operand": STR, "calls": STR, "position": STR, "subscript": STR, "types": STR_LIST, "text": STR,
+         "receivers": STR_LIST, "device_code": BOOL, "added": STR, "hip": STR, "fix": STR, "fix_safe": BOOL,
+         "severity": STR, "once": BOOL, "library": STR, "note": STR},
+    ),
+    # build files (rules/buildfiles.toml, read by hipport/buildfiles)
+    "build_library": ({"cuda": STR}, {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR,
+                                      "note": STR}),
+    "build_package": ({"cuda": STR}, {"hip": STR, "note": STR}),
+    "build_word": ({"cuda": STR}, {"hip": STR, "note": STR}),
+    "build_flag": ({"flag": STR}, {"value": STR, "match": STR, "hip": STR, "note": STR, "nvcc_line": BOOL}),
+    "build_path": ({"cuda": STR, "hip": STR}, {"note": STR}),
+    "offload_arch": ({"name": STR}, {"added": STR, "default": BOOL, "note": STR}),
+    "build_test": ({"file": STR, "before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
 }
 
 # Top-level scalars and lists that are not arrays of rules.
 TOP_LEVEL = {
     "schema": INT, "library": STR, "runtime_include": STR, "runtime_api_include": STR,
     "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST,
+    "cuda_root_variables": STR_LIST,
 }
 
 SEVERITIES = {"error", "warning", "info"}
+BUILD_FLAG_VALUES = ("none", "joined", "separate", "either")
+# Columns of the reference CSV that can hold the name a library's port emits.
+TARGET_COLUMNS = ("hip_name", "roc_name")
 
 
 @dataclass
@@ -165,17 +196,33 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
     if severity is not None and severity not in SEVERITIES:
         raise RuleFileError(path, where.field_line(kind, index, "severity"),
                             f"severity must be one of {', '.join(sorted(SEVERITIES))}")
-    for field in _VERSION_FIELDS:
+    for field in (*_VERSION_FIELDS, *_HEADER_VERSION_FIELDS):
         value = entry.get(field)
         if value is not None and not re.match(r"^\d+(\.\d+){0,2}$", value):
             raise RuleFileError(path, where.field_line(kind, index, field), f"'{field}' is not a version: {value!r}")
+    if kind == "build_flag" and entry.get("value", "none") not in BUILD_FLAG_VALUES:
+        raise RuleFileError(path, where.field_line(kind, index, "value"),
+                            f"value must be one of {', '.join(BUILD_FLAG_VALUES)}")
+    if kind in ("lint", "rewrite"):
+        from hipport.rules.lintrules import validate_lint, validate_rewrite
+
+        problem = (validate_lint if kind == "lint" else validate_rewrite)(entry)
+        if problem is not None:
+            raise RuleFileError(path, where.field_line(kind, index, problem[0]), problem[1])
     if kind == "header":
         _validate_header_path(entry, where.entry_line(kind, index), path)
+        if "dir_added" in entry and "hip_flat" not in entry:
+            raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
+                                "'dir_added' needs 'hip_flat', the path older versions use")
+    column = entry.get("target_column")
+    if column is not None and column not in TARGET_COLUMNS:
+        raise RuleFileError(path, where.field_line(kind, index, "target_column"),
+                            f"target_column must be one of {', '.join(TARGET_COLUMNS)}")
 
 
 def _validate_header_path(entry: dict, line: int, path: str) -> None:
     # Header targets end up inside #include lines of user files: keep them plain paths.
-    for field in ("hip", "roc", "hip_flat"):
+    for field in ("hip", "roc", "hip_flat", "roc_flat"):
         value = entry.get(field)
         if value is None:
             continue
