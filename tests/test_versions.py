@@ -203,7 +203,6 @@ def test_removed_is_an_error_at_and_after_the_removal(legacy_rules):
                                       f"target is {version}")
 
 
-@pytest.mark.xfail(strict=True, reason="engine: the HP203 message does not yet name rule.replacement")
 def test_removed_finding_names_the_replacement(legacy_rules):
     _, found = port("void f(void *d, const void *s) { cudaLegacyCopy(d, s); }\n", legacy_rules,
                     "--hip-version", "6.0")

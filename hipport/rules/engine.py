@@ -202,6 +202,7 @@ class _Porter:
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
         wanted = format_version(self.target)
+        use = f"; use {rule.replacement}" if rule.replacement else ""
         finding = partial(self._finding, library=rule.library)
         arrow = f"'{rule.cuda}' -> '{target}'"
         if rule.added and parse_version(rule.added) > self.target:
@@ -209,10 +210,10 @@ class _Porter:
                           f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
         if rule.removed and parse_version(rule.removed) <= self.target:
             finding("HP203", site.start, site.end, rule.cuda,
-                          f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}")
+                    f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}{use}")
         elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
             finding("HP202", site.start, site.end, rule.cuda,
-                          f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}")
+                    f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}")
         if rule.experimental:
             finding("HP204", site.start, site.end, rule.cuda,
                           f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")

@@ -28,12 +28,12 @@ def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Op
     kept: list[tuple[str, tuple[int, ...]]] = []
     for site in sorted(parsed.includes, key=lambda s: s.line_start):
         target = _target(site, rules, options, plan)
-        if target is None:
-            plan.edits.append(Edit(site.line_start, site.line_end, b""))
-            continue
+        if target is None or (target != site.path and _already_included(kept, target, site.scope)):
+            _remove_line(source, site, plan)
+            if target is None:
+                continue
         if target != site.path:
             if _already_included(kept, target, site.scope):
-                plan.edits.append(Edit(site.line_start, site.line_end, b""))
                 continue
             plan.edits.append(Edit(site.path_start, site.path_end, target.encode("ascii")))
         kept.append((target, site.scope))
@@ -72,6 +72,18 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
             ))
             return flat
     return path
+
+
+def _remove_line(source: bytes, site: IncludeSite, plan: IncludePlan) -> None:
+    """Delete an include line, but never the code or comment that shares the line."""
+    rest = source[site.path_end + 1:site.line_end].strip()
+    if not rest:
+        plan.edits.append(Edit(site.line_start, site.line_end, b""))
+    elif rest.startswith(b"//") or (rest.startswith(b"/*") and rest.endswith(b"*/") and rest.count(b"*/") == 1):
+        plan.edits.append(Edit(site.line_start, site.path_end + 1, b""))  # the comment stays on its line
+    else:
+        plan.findings.append(("HP105", site.path_start, site.path_end, site.path,
+                              f"text follows '#include <{site.path}>' on its line; remove the include by hand"))
 
 
 def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scope: tuple[int, ...]) -> bool:
