@@ -1,8 +1,6 @@
 """The library API the CLI is a thin layer over."""
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +12,6 @@ from hipport.rules.engine import FileResult, port_source
 from hipport.rules.ruleset import RuleSet
 
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"})
-SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 class PortError(Exception):
@@ -57,17 +54,6 @@ class TreeRun:
     renamed: dict[str, str] = field(default_factory=dict)  # old path -> new path, with --rename
 
 
-def iter_tree(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            yield Path(dirpath) / name
-
-
-def is_source(path: Path) -> bool:
-    return path.suffix.lower() in SOURCE_SUFFIXES
-
-
 def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options, settings=None) -> TreeRun:
     """Mirror src into out: sources ported, build files migrated, the rest copied (hipport.tree)."""
     from hipport.tree.run import convert_tree as run
@@ -90,25 +76,34 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
     """
     run = TreeRun()
     headers = ProjectHeaders()
+    files, run.errors = source_files(paths)
+    for file in files:
+        try:
+            run.results.append(port_file(file, rules, options, display=file.as_posix(), headers=headers))
+        except PortError as exc:
+            run.errors.append(str(exc))
+    run.results.sort(key=lambda r: r.path)
+    return run
+
+
+def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """Files named on a command line, and the sources of the trees named there.
+
+    Trees get the same selection convert makes: .gitignore'd vendored code is
+    not the user's to fix, and links are never followed.
+    """
+    from hipport.tree.walk import select
+
+    files, errors = [], []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            # The same selection convert makes: .gitignore'd vendored code is not the user's to fix.
-            from hipport.tree.walk import select
-
-            files = [entry.path for entry in select(path).of_kind("source")]
+            files.extend(entry.path for entry in select(path).of_kind("source"))
         elif path.exists():
-            files = [path]
+            files.append(path)
         else:
-            run.errors.append(f"{path}: no such file or directory")
-            continue
-        for file in files:
-            try:
-                run.results.append(port_file(file, rules, options, display=file.as_posix(), headers=headers))
-            except PortError as exc:
-                run.errors.append(str(exc))
-    run.results.sort(key=lambda r: r.path)
-    return run
+            errors.append(f"{path}: no such file or directory")
+    return files, errors
 
 
 def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None,

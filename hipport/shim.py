@@ -164,33 +164,25 @@ def file_use(source: bytes, path: str, rules: RuleSet, neutral: dict[str, str] |
 def collect_usage(paths: list[Path], rules: RuleSet, prefix: str | None = None,
                   skip: frozenset[Path] = frozenset()) -> Usage:
     """Every source under paths, except generated shim headers and skip."""
-    from hipport.api import is_source, iter_tree
+    from hipport.api import source_files
 
     usage = Usage()
     neutral = neutral_vocabulary(rules, prefix)
     headers = ProjectHeaders()  # blind to generated shim headers (see hipport.project)
     skip = frozenset(p.resolve() for p in skip)
-    for given in paths:
-        given = Path(given)
-        if given.is_dir():
-            files = [p for p in iter_tree(given) if is_source(p) and not p.is_symlink()]
-        elif given.exists():
-            files = [given]
-        else:
-            usage.errors.append(f"{given}: no such file or directory")
+    files, usage.errors = source_files(paths)
+    for file in files:
+        if file.resolve() in skip:
             continue
-        for file in files:
-            if file.resolve() in skip:
-                continue
-            try:
-                source = file.read_bytes()
-            except OSError as exc:
-                usage.errors.append(f"{file}: cannot read: {exc.strerror}")
-                continue
-            if is_shim_header(source):
-                continue
-            usage.files.append(file_use(source, file.as_posix(), rules, neutral,
-                                        headers.macros_visible_in(file, source)))
+        try:
+            source = file.read_bytes()
+        except OSError as exc:
+            usage.errors.append(f"{file}: cannot read: {exc.strerror}")
+            continue
+        if is_shim_header(source):
+            continue
+        usage.files.append(file_use(source, file.as_posix(), rules, neutral,
+                                    headers.macros_visible_in(file, source)))
     usage.files.sort(key=lambda f: f.path)
     return usage
 

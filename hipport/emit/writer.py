@@ -3,24 +3,17 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = True) -> None:
-    """durable=False skips the fsync: still old-or-new when the process dies, not when the machine
-    does; for files that replace nothing (a fresh mirror) or can be rebuilt (a cache entry)."""
-    path = Path(path)
+@contextmanager
+def _replacing(path: Path):
+    """A temporary file beside path, renamed over it on success and removed on any failure."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".hipport-tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            if durable:
-                os.fsync(f.fileno())
-        if mode_from is not None:
-            os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o666 & ~_umask())
+            yield f, tmp
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -30,26 +23,34 @@ def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable
         raise
 
 
+def _finish(f, durable: bool) -> None:
+    f.flush()
+    if durable:
+        os.fsync(f.fileno())
+
+
+def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = True) -> None:
+    """durable=False skips the fsync: still old-or-new when the process dies, not when the machine
+    does; for files that replace nothing (a fresh mirror) or can be rebuilt (a cache entry)."""
+    path = Path(path)
+    with _replacing(path) as (f, tmp):
+        f.write(data)
+        _finish(f, durable)
+        if mode_from is not None:
+            os.chmod(tmp, os.stat(mode_from).st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+
+
 def copy_atomic(src: Path, dst: Path, durable: bool = True) -> None:
     """Copy a file's bytes, mode and times through a temporary file, as write_atomic does."""
     import shutil
 
-    dst = Path(dst)
-    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".hipport-tmp")
-    try:
-        with os.fdopen(fd, "wb") as out, open(src, "rb") as f:
+    with _replacing(Path(dst)) as (out, tmp):
+        with open(src, "rb") as f:
             shutil.copyfileobj(f, out, 1 << 20)
-            out.flush()
-            if durable:
-                os.fsync(out.fileno())
+        _finish(out, durable)
         shutil.copystat(src, tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def symlink_atomic(target: str, link: Path) -> None:
