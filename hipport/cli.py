@@ -79,12 +79,15 @@ def main() -> None:
               help="Write the JSON migration report to FILE ('-' for stdout).")
 @click.option("--hip-version", metavar="X.Y",
               help="Target HIP version; names newer than it are reported. Default: newest known.")
-@click.option("--launch-syntax", type=click.Choice(["keep", "hip"]), default="keep", show_default=True,
-              help="Keep k<<<...>>>(...) launches, or emit hipLaunchKernelGGL(...).")
-@click.option("--roc", is_flag=True, help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist.")
+@click.option("--launch-syntax", type=click.Choice(["keep", "hip"]),
+              help="Keep k<<<...>>>(...) launches (the default), or emit hipLaunchKernelGGL(...).")
+@click.option("--roc/--no-roc", default=None,
+              help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist.")
 @click.option("--rules", "user_rules", multiple=True, metavar="FILE",
               help="Extra rule file (repeatable); its rules win over the built-in ones.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.")
 @click.option("--mode", type=click.Choice(["port", "shim"]), default="port", show_default=True,
               help="port: rewrite to HIP names. shim: include the header 'hipport shim' generates "
                    "instead of CUDA headers and keep the CUDA names (generate the header first).")
@@ -101,7 +104,8 @@ def main() -> None:
               help="CUDA installation for --parser clang. Default: CUDA_PATH, CUDA_HOME, /usr/local/cuda.")
 @tree_options
 def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None, hip_version: str | None,
-            launch_syntax: str, roc: bool, user_rules: tuple[str, ...], quiet: bool,
+            launch_syntax: str | None, roc: bool | None, user_rules: tuple[str, ...], quiet: bool,
+            config_path: Path | None = None,
             mode: str = "port", shim_include: str = "gpu_compat.h", parser: str = "auto",
             compile_commands: Path | None = None, clang_args: tuple[str, ...] = (),
             cuda_path: Path | None = None, **tree) -> None:
@@ -131,11 +135,13 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
         raise click.UsageError("-o and --in-place exclude each other")
     if not src.exists():
         _fail(f"{src}: no such file or directory")
-    options = _options(hip_version, launch_syntax, roc)
+    config = _settings(config_path, hip_version=hip_version, launch_syntax=launch_syntax, roc=roc,
+                       rules=tuple(Path(r) for r in user_rules))
+    options = _options(config.hip_version, config.launch_syntax, config.roc)
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)
-    rules = _load_rules(user_rules)
+    rules = _load_rules(tuple(str(r) for r in config.rules))
     settings = tree_settings(tree)
     started = time.perf_counter()
     run = None
@@ -530,6 +536,50 @@ def rules_stats(reference: Path | None, fmt: str) -> None:
             unsupported = f"{row['reference_unsupported']}/{row['reference_without_target']}"
             line += f" {mapped:>13} {unsupported:>16}"
         click.echo(line)
+
+
+@rules.command("list")
+@click.option("--library", metavar="LIB", help="Only this library (as in 'rules stats', e.g. CUBLAS).")
+@click.option("--kind", metavar="KIND", help="Only this kind: function, type, enum, define, ...")
+@click.option("--status", type=click.Choice(["all", "mapped", "unsupported"]), default="all", show_default=True)
+@click.option("--newer-than", metavar="X.Y", help="Only mappings whose HIP name arrived after HIP X.Y.")
+@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
+def rules_list(library: str | None, kind: str | None, status: str, newer_than: str | None,
+               user_rules: tuple[str, ...], fmt: str) -> None:
+    """List name rules: CUDA name, HIP name, library and versions.
+
+    \b
+    hipport rules list --library CUSPARSE --status unsupported
+    hipport rules list --newer-than 5.2      # what a HIP 5.2 target lacks
+    """
+    import csv
+    import io
+    import json
+
+    from hipport.explain import list_names
+    from hipport.versions import parse_version
+
+    try:
+        since = parse_version(newer_than) if newer_than else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--newer-than") from None
+    rows = list_names(_load_rules(user_rules), library, kind, status, since)
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["cuda"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        click.echo(buffer.getvalue(), nl=False)
+    else:
+        for row in rows:
+            versions = ", ".join(f"{k} {row[k]}" for k in ("added", "deprecated", "removed") if row[k])
+            click.echo(f"{row['cuda']:44} {row['hip'] or '(unsupported)':44} {row['library']}"
+                       + (f"  [{versions}]" if versions else ""))
+    if not rows:
+        click.echo("hipport: no rule matches", err=True)
 
 
 @rules.command("validate")

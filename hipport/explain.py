@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import asdict
 
 from hipport.rules.ruleset import RuleSet
+from hipport.versions import parse_version
 
 
 def explain(name: str, rules: RuleSet) -> dict:
@@ -139,3 +140,24 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
             row["coverage"] = round(100.0 * known / ref_total[library], 2) if ref_total[library] else None
         table.append(row)
     return table
+
+
+def list_names(rules: RuleSet, library: str | None = None, kind: str | None = None,
+               status: str = "all", newer_than=None) -> list[dict]:
+    """Name rules as rows, filtered: status is all, mapped or unsupported; newer_than
+    keeps mappings whose HIP name was added after that version (what a target lacks)."""
+    rows = []
+    for name in sorted(rules.names):
+        rule = rules.names[name]
+        if library and rule.library.lower() != library.lower():
+            continue
+        if kind and rule.kind != kind:
+            continue
+        if status == "mapped" and rule.hip is None or status == "unsupported" and rule.hip is not None:
+            continue
+        if newer_than is not None and not (rule.added and parse_version(rule.added) > newer_than):
+            continue
+        rows.append({"cuda": rule.cuda, "hip": rule.hip, "roc": rule.roc, "library": rule.library,
+                     "kind": rule.kind, "added": rule.added, "deprecated": rule.deprecated,
+                     "removed": rule.removed, "origin": rule.origin.path})
+    return rows

@@ -88,3 +88,20 @@ def test_rules_validate_reports_file_and_line(tmp_path):
     result = CliRunner().invoke(main, ["rules", "validate", str(bad)])
     assert result.exit_code == 1
     assert f"{bad}:3: 'hip' must be a relative header path" in result.output
+
+
+def test_rules_list_filters_by_library_status_and_version():
+    from click.testing import CliRunner
+
+    from hipport.cli import main
+
+    run = CliRunner().invoke(main, ["rules", "list", "--library", "CUSPARSE", "--status", "unsupported",
+                                    "--format", "json"])
+    rows = json.loads(run.stdout)
+    assert rows and all(r["hip"] is None and r["library"] == "CUSPARSE" for r in rows)
+    run = CliRunner().invoke(main, ["rules", "list", "--newer-than", "6.1", "--format", "json"])
+    names = {r["cuda"] for r in json.loads(run.stdout)}
+    assert "cudaGraphInstantiateWithParams" in names  # HIP 6.2
+    assert "cudaMalloc" not in names
+    run = CliRunner().invoke(main, ["rules", "list", "--newer-than", "six"])
+    assert run.exit_code == 2
