@@ -13,7 +13,7 @@ CLANG_PKGS := libclang-common-16-dev
 CLANG_WRAPPER := /usr/lib/llvm-16/lib/clang/16/include/__clang_cuda_runtime_wrapper.h
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test hipcc browser clang-headers rules clean bench bench-full
+.PHONY: demo test hipcc browser clang-headers rules clean bench bench-full fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,9 +61,20 @@ bench: $(BENCH_STAMP)
 bench-full: $(BENCH_STAMP)
 	BENCH_FULL=1 $(BIN)/python bench/run.py
 
+# Fuzzing (tests/fuzz/): CI runs a few hundred examples; this runs the hypothesis tests with
+# FUZZ_EXAMPLES examples each, the 100 MB inputs, then atheris for FUZZ_SECONDS (when it installs).
+FUZZ_EXAMPLES ?= 20000
+FUZZ_SECONDS  ?= 600
+fuzz: $(STAMP)
+	HIPPORT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) HIPPORT_SLOW_TESTS=1 $(BIN)/pytest -q tests/fuzz
+	@$(BIN)/pip install -q -e '.[fuzz]' 2>/dev/null || echo "fuzz: atheris does not install here; hypothesis only"
+	@if $(BIN)/python -c "import atheris" 2>/dev/null; then mkdir -p .fuzz/corpus .fuzz/crashes && \
+	  $(BIN)/python tests/fuzz/atheris_port.py -max_total_time=$(FUZZ_SECONDS) -timeout=60 -max_len=8192 \
+	    -rss_limit_mb=4096 -artifact_prefix=.fuzz/crashes/ .fuzz/corpus fixtures/convert tests/fuzz/regressions; fi
+
 # Regenerate rules/generated from ../shared/reference (commit the result).
 rules: $(STAMP)
 	$(BIN)/python tools/gen_rules.py
 
 clean:
-	rm -rf demo-out demo-out.json .pytest_cache bench/corpus
+	rm -rf demo-out demo-out.json .pytest_cache bench/corpus .fuzz

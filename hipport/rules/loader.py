@@ -13,12 +13,15 @@ from pathlib import Path
 
 from hipport import __version__
 from hipport.buildfiles.rules import BUILD_RECORDS
+from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.rules.ruleset import (
     CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
 from hipport.rules.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
-from hipport.rules.schema import RuleFileError, validate
+from hipport.rules.schema import RuleFileError, check_shape, validate
 
+# The largest built-in rule file is under 300 KB; a user's can be far bigger, but not unbounded.
+MAX_RULE_FILE_BYTES = 16 << 20
 _NAME_FIELDS = set(NameRule.__slots__) - {"cuda", "hip", "library", "kind", "section", "origin"}
 
 
@@ -46,7 +49,7 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
     blobs = []
     for path, _ in files:
         try:
-            blobs.append(path.read_bytes())
+            blobs.append(read_rule_file(path))
         except OSError as exc:
             raise RuleFileError(str(path), 0, f"cannot read rule file: {exc.strerror}") from None
     digest = hashlib.sha256(__version__.encode())
@@ -59,11 +62,11 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
     cache_file = _cache_dir() / f"rules-{key[:32]}.pickle"
     if use_cache:
         try:
-            with open(cache_file, "rb") as f:
+            with open_private(cache_file) as f:
                 cached = _load_cache(f)
             if isinstance(cached, RuleSet) and cached.digest == key:
                 return cached
-        except Exception:  # a missing, stale or corrupt cache is rebuilt
+        except Exception:  # a missing, stale, corrupt or someone else's cache is rebuilt
             pass
 
     ruleset = RuleSet(digest=key)
@@ -73,6 +76,14 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
     if use_cache:
         _store(cache_file, ruleset)
     return ruleset
+
+
+def read_rule_file(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        blob = f.read(MAX_RULE_FILE_BYTES + 1)  # bounded: --rules /dev/zero must not eat the memory
+    if len(blob) > MAX_RULE_FILE_BYTES:
+        raise RuleFileError(str(path), 1, f"rule file is larger than {MAX_RULE_FILE_BYTES >> 20} MiB")
+    return blob
 
 
 def _store(cache_file: Path, ruleset: RuleSet) -> None:
@@ -116,10 +127,20 @@ def _load_cache(f):
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return pickle.load(f)  # rule records come back through _record()
+        # Only the rule set's own classes resolve: see hipport/cache_files.py.
+        return RestrictedUnpickler(f, _CACHE_GLOBALS).load()  # rule records come back through _record()
     finally:
         if enabled:
             gc.enable()
+
+
+def _cache_globals() -> frozenset[tuple[str, str]]:
+    from re import _compile  # how pickle rebuilds the compiled patterns a LintIndex holds
+
+    from hipport.buildfiles.rules import BuildRules
+    from hipport.rules.lintrules import LintIndex
+
+    return allowed_globals(*_RECORDS, RuleSet, LintIndex, BuildRules, _record, _compile)
 
 
 def _record(cls, values: tuple):
@@ -132,8 +153,14 @@ def _record(cls, values: tuple):
     return obj
 
 
-def parse_rule_file(path: Path, blob: bytes) -> dict:
+_CACHE_GLOBALS = _cache_globals()
+
+
+def parse_rule_file(path: Path, blob: bytes, trusted: bool = False) -> dict:
+    """The validated data of a rule file; trusted (built-in) files skip the costly shape check."""
     display = str(path)
+    if len(blob) > MAX_RULE_FILE_BYTES:
+        raise RuleFileError(display, 1, f"rule file is larger than {MAX_RULE_FILE_BYTES >> 20} MiB")
     try:
         text = blob.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -141,11 +168,15 @@ def parse_rule_file(path: Path, blob: bytes) -> dict:
         raise RuleFileError(display, line, "rule files must be UTF-8") from None
     import tomllib  # only on a cache miss, or to validate a file
 
+    if not trusted:
+        check_shape(text, display)  # before tomllib, which recurses and grows quadratically on deep nesting
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None) or _toml_error_line(str(exc))
         raise RuleFileError(display, line, f"invalid TOML: {str(exc).split(' (at')[0]}") from None
+    except RecursionError:
+        raise RuleFileError(display, 1, "invalid TOML: nested too deeply") from None
     validate(data, text, display)
     return data
 
@@ -158,7 +189,7 @@ def _toml_error_line(message: str) -> int:
 
 
 def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
-    data = parse_rule_file(path, blob)
+    data = parse_rule_file(path, blob, trusted=builtin)
     origin = Origin(str(path.name if builtin else path), builtin)
     library = data.get("library", "user" if not builtin else "")
 
