@@ -2,6 +2,8 @@
 #   make demo   convert examples/ to HIP and compile the result with hipcc
 #   make test   run the test suite (installs what it needs first)
 PYTHON ?= python3
+# The demo targets the HIP that Debian's hipcc is, so its output compiles here.
+DEMO_HIP ?= 5.2
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -43,8 +45,11 @@ clang-headers:
 
 demo: $(STAMP) hipcc
 	rm -rf demo-out
-	$(BIN)/hipport convert examples -o demo-out --rename --report demo-out.json
+	$(BIN)/hipport convert examples -o demo-out --rename --hip-version $(DEMO_HIP) --report demo-out.json
+	$(BIN)/hipport report --from demo-out.json
+	$(BIN)/hipport report --from demo-out.json --format html -o demo-report.html
 	$(BIN)/hipport verify demo-out
+	@echo "demo: ported tree in demo-out/, report in demo-report.html"
 
 test: $(STAMP) hipcc browser clang-headers
 	$(BIN)/pytest -q
@@ -77,4 +82,4 @@ rules: $(STAMP)
 	$(BIN)/python tools/gen_rules.py
 
 clean:
-	rm -rf demo-out demo-out.json .pytest_cache bench/corpus .fuzz
+	rm -rf demo-out demo-out.json demo-report.html .pytest_cache bench/corpus .fuzz
