@@ -52,10 +52,14 @@ class TreeRun:
     written: int = 0
     backups: int = 0
     renamed: dict[str, str] = field(default_factory=dict)  # old path -> new path, with --rename
+    notices: list[str] = field(default_factory=list)  # worth saying, not failures: FIFOs left out
 
 
 def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options, settings=None) -> TreeRun:
-    """Mirror src into out: sources ported, build files migrated, the rest copied (hipport.tree)."""
+    """Mirror src into out: sources ported, build files migrated, the rest copied (hipport.tree).
+
+    A source's result lets its source and output bytes go once they are written, unless the run
+    renames files: they are in out, and result.changed still answers."""
     from hipport.tree.run import convert_tree as run
 
     return run(src, out, rules, options, settings)
@@ -98,7 +102,9 @@ def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            files.extend(entry.path for entry in select(path).of_kind("source"))
+            selection = select(path)
+            files.extend(entry.path for entry in selection.of_kind("source"))
+            errors.extend(selection.errors)
         elif path.exists():
             files.append(path)
         else:

@@ -59,7 +59,25 @@ def _parser_options(options, parser: str, compile_commands: Path | None, clang_a
     return options
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """Every command: names as they are on disk in text output, and Ctrl-C as one line, not a traceback."""
+
+    def invoke(self, ctx):
+        for stream in (sys.stdout, sys.stderr):
+            # A file name that is not UTF-8 holds lone surrogates: print its bytes as they are, as a
+            # compiler does, instead of failing (stdout) or printing \udcff (stderr) for them.
+            if hasattr(stream, "reconfigure") and getattr(stream, "errors", None) in ("strict", "backslashreplace") \
+                    and (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8":
+                stream.reconfigure(errors="surrogateescape")
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("hipport: interrupted; each file written is complete, and none is partly written; "
+                       "run the command again to finish", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hipport")
 def main() -> None:
     """Port CUDA C++ sources to HIP, and report what could not be ported.
@@ -196,6 +214,8 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
             except OSError as exc:
                 _fail(f"{report_path}: cannot write report: {exc.strerror}")
     for message in errors:
+        click.echo(f"hipport: {message}", err=True)
+    for message in run.notices if run is not None else ():
         click.echo(f"hipport: {message}", err=True)
     if not quiet:
         _print_findings(results, src if run is not None else None)
@@ -375,7 +395,8 @@ def report(paths: tuple[Path, ...], fmt: str, out: Path | None, from_json: Path 
         click.echo(text, nl=False)
     else:
         try:
-            write_atomic(out, (click.unstyle(text) if fmt == "text" else text).encode("utf-8"))
+            # surrogateescape: a file name that is not UTF-8 keeps its bytes, as on stdout
+            write_atomic(out, (click.unstyle(text) if fmt == "text" else text).encode("utf-8", "surrogateescape"))
         except OSError as exc:
             _fail(f"{out}: cannot write report: {exc.strerror}")
     for message in errors:
@@ -586,13 +607,13 @@ def rules_list(library: str | None, kind: str | None, status: str, newer_than: s
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 def rules_validate(files: tuple[Path, ...]) -> None:
     """Check rule FILES against the schema; errors are printed as file:line: message."""
-    from hipport.rules.loader import parse_rule_file
+    from hipport.rules.loader import parse_rule_file, read_rule_file
     from hipport.rules.schema import RuleFileError
 
     failed = False
     for path in files:
         try:
-            parse_rule_file(path, path.read_bytes())
+            parse_rule_file(path, read_rule_file(path))
             click.echo(f"{path}: ok")
         except OSError as exc:
             click.echo(f"{path}:0: cannot read: {exc.strerror}", err=True)

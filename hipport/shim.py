@@ -17,6 +17,7 @@ from pathlib import Path
 from hipport.diagnostics import Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.edits import apply_edits, order_edits
 from hipport.emit.writer import write_atomic
+from hipport.parse.encoding import wide_encoding
 from hipport.parse.lines import newline_of
 from hipport.parse.scan import scan
 from hipport.parse.sites import IncludeSite, Role
@@ -367,7 +368,7 @@ def shim_source(source: bytes, rules: RuleSet, include: str, path: str = "<stdin
     that uses CUDA names or device code with no CUDA include at all (nvcc's
     implicit cuda_runtime.h) gets the shim include inserted.
     """
-    if is_shim_header(source):
+    if is_shim_header(source) or wide_encoding(source) is not None:  # UTF-16/32: left alone (HP904)
         return source, []
     use = file_use(source, path, rules, declared_elsewhere=declared_elsewhere)
     edits: list[Edit] = []

@@ -236,6 +236,33 @@ def test_jobs_2_equals_jobs_1(project, tmp_path):
     assert one == two
 
 
+def test_a_bench_corpus_ports_the_same_alone_in_a_pool_and_from_the_cache(tmp_path, monkeypatch):
+    """Chunks of files sent to workers, compact result and cache records, and writing each port
+    as it comes must not change a byte of the output or of the report."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import corpus  # bench/ is scripts, not a package
+
+    src = corpus.generate(tmp_path / "src", 70, seed=5, large_lines=400).root
+    # In place, every file is ported before anything is written: the plainest path, the reference.
+    shutil.copytree(src, tmp_path / "in-place")
+    result = cli("convert", tmp_path / "in-place", "--in-place", "-q", "--jobs", "1", "--no-cache",
+                 "--backup-suffix", "", "--report", tmp_path / "in-place.json")
+    assert result.exit_code == 0, result.output
+    convert(src, tmp_path / "one", "--jobs", "1", "--no-cache", "--report", tmp_path / "one.json")
+    convert(src, tmp_path / "two", "--jobs", "2", "--report", tmp_path / "two.json")
+    convert(src, tmp_path / "warm", "--jobs", "2", "--report", tmp_path / "warm.json")
+    expected = tree_state(tmp_path / "in-place")
+    assert tree_state(tmp_path / "one") == tree_state(tmp_path / "two") == tree_state(tmp_path / "warm") == expected
+    reports = [report_of(tmp_path / f"{name}.json") for name in ("in-place", "one", "two", "warm")]
+    summary = reports[0]["summary"]
+    assert summary["edits"] > 500 and summary["findings_by_code"]  # the comparison has teeth
+    assert reports[-1]["summary"].pop("cached") == summary["files"] - summary["build_files"]
+    for report in reports:
+        report.pop("root")
+        report["summary"].pop("cached", None)
+    assert all(report == reports[0] for report in reports)
+
+
 def test_second_run_is_served_from_the_cache(project, tmp_path):
     convert(project, tmp_path / "a", "--report", tmp_path / "a.json")
     convert(project, tmp_path / "b", "--report", tmp_path / "b.json")

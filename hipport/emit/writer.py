@@ -1,16 +1,29 @@
-"""Atomic file writes: a reader (or a crash) sees the old file or the new one."""
+"""Atomic file writes: a reader (or a crash) sees the old file or the new one.
+
+Temporary files are named .NAME.PID.XXXXXXXX.hipport-tmp: only a killed
+process leaves one behind, and the PID tells a later run whether its writer
+is gone (remove_stale_temporaries) or may still be writing it.
+"""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+TEMP_SUFFIX = ".hipport-tmp"
+_TEMP_PID = re.compile(r"\.(\d+)(?:\.[^.]*)?" + re.escape(TEMP_SUFFIX) + "$")
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX)
 
 
 @contextmanager
 def _replacing(path: Path):
     """A temporary file beside path, renamed over it on success and removed on any failure."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".hipport-tmp")
+    fd, tmp = _temporary(path)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f, tmp
@@ -56,7 +69,7 @@ def copy_atomic(src: Path, dst: Path, durable: bool = True) -> None:
 def symlink_atomic(target: str, link: Path) -> None:
     """Create (or replace) a symbolic link; a reader sees the old link or the new one."""
     link = Path(link)
-    tmp = link.parent / f".{link.name}.{os.getpid()}.hipport-tmp"
+    tmp = link.parent / f".{link.name}.{os.getpid()}{TEMP_SUFFIX}"
     try:
         os.unlink(tmp)
     except FileNotFoundError:
@@ -67,6 +80,69 @@ def symlink_atomic(target: str, link: Path) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def create_atomic(path: Path, data: bytes, stat_from: Path | None = None) -> bool:
+    """Write a new file, never replacing one: False if path exists (perhaps written a moment ago
+    by another process), so the first writer's content is the one kept."""
+    import shutil
+
+    path = Path(path)
+    fd, tmp = _temporary(path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            _finish(f, True)
+        if stat_from is not None:
+            shutil.copystat(stat_from, tmp)
+        try:
+            os.link(tmp, path)  # unlike a rename, fails when path exists
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links
+            if os.path.lexists(path):
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def check_writable(directory: Path) -> None:
+    """Raise OSError unless a file can be created in directory (as root, os.access always says yes)."""
+    fd, tmp = _temporary(Path(directory) / "probe")
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def remove_stale_temporaries(paths) -> int:
+    """Remove the temporary files among paths whose writing process is gone; returns how many."""
+    removed = 0
+    for path in paths:
+        match = _TEMP_PID.search(Path(path).name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or no way to ask: assume it is writing
+        return True
+    return True
 
 
 def _umask() -> int:

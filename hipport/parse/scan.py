@@ -34,16 +34,28 @@ class Candidates:
         return bool(self.names or self.includes or self.launches)
 
 
-def scan(source: bytes, interesting: Callable[[str], bool], lints: LintIndex | None = None) -> Candidates:
+# A memo that outgrows this is dropped: a huge tree's identifiers must not pile up in memory.
+MEMO_LIMIT = 200_000
+
+
+def scan(source: bytes, interesting: Callable[[str], bool], lints: LintIndex | None = None,
+         memo: dict[bytes, str] | None = None) -> Candidates:
+    """memo: token -> its name if interesting, else ""; a rule set's own memo carries the
+    answers over to the next file, where most identifiers come back."""
+    if memo is None:
+        memo = {}
+    elif len(memo) > MEMO_LIMIT:
+        memo.clear()
     names = []
-    seen: dict[bytes, bool] = {}
+    known = memo.get
     for m in IDENTIFIER.finditer(source):
         token = m.group()
-        hit = seen.get(token)
-        if hit is None:
-            hit = seen[token] = interesting(token.decode("ascii"))
-        if hit:
-            names.append((m.start(), m.end(), token.decode("ascii")))
+        name = known(token)
+        if name is None:
+            name = token.decode("ascii")
+            name = memo[token] = name if interesting(name) else ""
+        if name:
+            names.append((*m.span(), name))
     includes = list(INCLUDE.finditer(source))
     launches = [m.start() for m in LAUNCH.finditer(source)]
     candidates = Candidates(names, includes, launches, lints=lints)

@@ -85,14 +85,13 @@ class _Classifier:
         lints = candidates.lints
         matcher = LintMatcher(self.source, self.root, lints, self._lexically_not_code) if lints is not None else None
         for start, end, name in candidates.names:
-            site = self._classify_name(start, end, name)
+            found = self._locate(start, end)
+            site = self._classify_name(found, start, end, name) if found is not None else None
             if site is not None:
                 parsed.names.append(site)
             rule_ids = lints.for_name(name) if matcher is not None else ()
-            if rule_ids:
-                node = self._code_node(start, end)
-                if node is not None and (node.type != "preproc_arg" or site is not None):
-                    parsed.lint_hits.extend(matcher.at_name(node, start, end, name, site, rule_ids))
+            if rule_ids and found is not None and (found[1] != "preproc_arg" or site is not None):
+                parsed.lint_hits.extend(matcher.at_name(found[0], start, end, name, site, rule_ids))
         if matcher is not None:
             for start, end, value in candidates.literals:
                 parsed.lint_hits.extend(matcher.at_literal(start, end, value))
@@ -112,41 +111,41 @@ class _Classifier:
 
     # -- names -----------------------------------------------------------------
 
-    def _code_node(self, start: int, end: int):
-        """The tree node at a candidate, or None when the candidate is in a comment or a literal."""
+    def _locate(self, start: int, end: int):
+        """(node, its type, its parent) at a candidate, or None when the candidate is in a comment
+        or a literal. Each is asked for once: every property read is a call into tree-sitter."""
         node = self.root.descendant_for_byte_range(start, end)
         if node is None:
             return None
+        node_type = node.type
+        if node_type in NOT_CODE:
+            return None
         parent = node.parent
-        if node.type in NOT_CODE or (parent is not None and parent.type in NOT_CODE):
+        if parent is not None and parent.type in NOT_CODE:
             return None
-        if self._lexically_not_code(start):
+        if self.not_code is not None and self._lexically_not_code(start):
             return None
-        return node
+        return node, node_type, parent
 
-    def _classify_name(self, start: int, end: int, name: str) -> NameSite | None:
-        node = self._code_node(start, end)
-        if node is None:
-            return None
-        parent = node.parent
-        if node.type == "preproc_arg":
+    def _classify_name(self, found, start: int, end: int, name: str) -> NameSite | None:
+        node, node_type, parent = found
+        if node_type == "preproc_arg":
             return self._macro_body_name(node, parent, start, end, name)
         if name in self.markers:
             return NameSite(start, end, name, Role.MARKER)
-        if node.type in IDENTIFIER_NODES and node.start_byte == start and node.end_byte == end:
-            return self._identifier(node, parent, name)
-        if node.type == name:  # a keyword token of the CUDA grammar
+        if node_type in IDENTIFIER_NODES and node.start_byte == start and node.end_byte == end:
+            return self._identifier(node, node_type, parent, start, end, name)
+        if node_type == name:  # a keyword token of the CUDA grammar
             return NameSite(start, end, name, Role.MARKER)
         return self._lexical_fallback(start, end, name)
 
-    def _identifier(self, node, parent, name: str) -> NameSite | None:
-        start, end = node.start_byte, node.end_byte
+    def _identifier(self, node, node_type: str, parent, start: int, end: int, name: str) -> NameSite | None:
         ptype = parent.type if parent is not None else ""
-        if node.type == "field_identifier":
-            if self._is_declarator_of(node):
+        if node_type == "field_identifier":
+            if self._is_declarator_of(node, parent):
                 return NameSite(start, end, name, Role.DECLARATION)
             return None  # a member of some type: obj.cudaFree, p->cudaStream
-        if node.type == "namespace_identifier":
+        if node_type == "namespace_identifier":
             if ptype in ("namespace_definition", "namespace_alias_definition") and \
                     parent.child_by_field_name("name") == node:
                 return NameSite(start, end, name, Role.DECLARATION)
@@ -177,12 +176,12 @@ class _Classifier:
             return parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
         if ptype in TYPE_PARAMETERS:
             return True
-        return self._is_declarator_of(node)
+        return self._is_declarator_of(node, parent)
 
     @staticmethod
-    def _is_declarator_of(node) -> bool:
+    def _is_declarator_of(node, parent) -> bool:
+        """parent: node.parent, which the caller has already."""
         current = node
-        parent = node.parent
         while parent is not None and parent.type in DECLARATOR_WRAPPERS:
             if current not in parent.children_by_field_name("declarator"):
                 return False

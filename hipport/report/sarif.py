@@ -110,4 +110,5 @@ def _uri(path: str, root: str | None) -> str:
     full = Path(root, path) if root else Path(path)
     if full.is_absolute():
         return full.as_uri()
-    return quote(PurePosixPath(*full.parts).as_posix(), safe="/")
+    # A name that is not UTF-8 keeps its bytes, percent-encoded (as_uri above does the same)
+    return quote(PurePosixPath(*full.parts).as_posix().encode("utf-8", "surrogateescape"), safe="/")

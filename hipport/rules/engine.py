@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.edits import apply_edits, order_edits
@@ -35,10 +35,16 @@ class FileResult:
     launches: int = 0
     parsed: bool = False
     suppressed: int = 0  # findings hidden by hipport: ignore comments
+    _changed: bool | None = field(default=None, repr=False)  # set by release()
 
     @property
     def changed(self) -> bool:
-        return self.output != self.source
+        return self.output != self.source if self._changed is None else self._changed
+
+    def release(self) -> None:
+        """Let the source and output go (a tree run has written the output); changed keeps its answer."""
+        self._changed = self.changed
+        self.source = self.output = b""
 
 
 def port_source(source: bytes, rules: RuleSet, options: Options = Options(), path: str = "<stdin>",
@@ -63,7 +69,7 @@ def _port(source: bytes, rules: RuleSet, options: Options, path: str, backend,
                         "it was left as it is: convert it to UTF-8 and port it again")
         porter._finish()
         return result
-    candidates = scan(source, rules.is_interesting, rules.lint_index)
+    candidates = scan(source, rules.is_interesting, rules.lint_index, rules.scan_memo)
     if not candidates:
         return result
     if backend is None:
@@ -198,9 +204,11 @@ class _Porter:
         self.result.converted[library] += 1
         self.result.converted_names[name] += 1
         if target != name:
-            self.edits.append(Edit(site.start, site.end, target.encode("ascii")))
+            self.edits.append(Edit(site.start, site.end, _encoded(target)))
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
+        if not _has_version_finding(rule, self.target):
+            return  # the usual case, before any message is built
         wanted = format_version(self.target)
         use = f"; use {rule.replacement}" if rule.replacement else ""
         finding = partial(self._finding, library=rule.library)
@@ -290,7 +298,7 @@ class _Porter:
                 self._finding(*finding)
 
     def _dropped(self, offset: int) -> bool:
-        return any(start <= offset < end for start, end in self.dropped)
+        return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)
 
     # -- output ----------------------------------------------------------------
 
@@ -310,8 +318,21 @@ class _Porter:
                           "two rewrites overlap here; the later one was skipped")
         self.result.edits = ordered
         self.result.output = apply_edits(self.source, ordered)
-        self.result.findings.sort(key=lambda f: (f.start, f.code))
-        assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
+        if self.result.findings:  # most files have none, and then no line index is needed
+            self.result.findings.sort(key=lambda f: (f.start, f.code))
+            assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
+
+
+@lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree
+def _encoded(name: str) -> bytes:
+    return name.encode("ascii")
+
+
+def _has_version_finding(rule: NameRule, target) -> bool:
+    """Whether _version_findings has anything to say about rule at target."""
+    return bool(rule.experimental) or bool(rule.added and parse_version(rule.added) > target) or \
+        bool(rule.removed and parse_version(rule.removed) <= target) or \
+        bool(rule.deprecated and parse_version(rule.deprecated) <= target)
 
 
 def _short(version: str) -> str:

@@ -185,7 +185,7 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
         if name in entry:
             try:
                 re.compile(entry[name])
-            except re.error as exc:
+            except (re.error, OverflowError, RecursionError) as exc:  # a user pattern can raise all three
                 return name, f"bad regular expression {entry[name]!r}: {exc}"
     for literal in entry.get("literals", []):
         if int_value(literal) is None:
@@ -204,7 +204,7 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
 def validate_rewrite(entry: dict) -> tuple[str, str] | None:
     for name in ("since", "default_since"):
         value = entry.get(name)
-        if value is not None and not re.match(r"^\d+(\.\d+){0,2}$", value):
+        if value is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", value):
             return name, f"'{name}' is not a version: {value!r}"
     if "older" not in entry:
         for name in ("drop_argument", "older_arguments"):

@@ -127,6 +127,8 @@ class RuleSet:
     unmapped_re: re.Pattern[str] | None = None
     newest_hip: Version = (0, 0, 0)
     lint_index: LintIndex = field(default_factory=LintIndex)
+    # is_interesting's answers by token, for the scanner (hipport.parse.scan); emptied by finish()
+    scan_memo: dict[bytes, str] = field(default_factory=dict, repr=False, compare=False)
 
     def finish(self) -> "RuleSet":
         """Derive the lookup structures the scanner and engine need."""
@@ -139,6 +141,7 @@ class RuleSet:
         self.unmapped_re = self._compile_unmapped()
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
+        self.scan_memo = {}
         return self
 
     def is_interesting(self, name: str) -> bool:
@@ -148,11 +151,13 @@ class RuleSet:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["unmapped_re"] = None
+        state["scan_memo"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.unmapped_re = self._compile_unmapped()
+        self.scan_memo = {}  # a rule cache written before the memo existed has none
 
     def _compile_unmapped(self) -> re.Pattern[str]:
         joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipport.rules.field_formats import field_problem
+
 STR, BOOL, INT, STR_LIST = "string", "boolean", "integer", "list of strings"
 
 _VERSION_FIELDS = {
@@ -151,6 +153,47 @@ class _Locator:
         return 1
 
 
+# Rule files nest four levels (key, array, table, list) and use no dotted keys
+# or floats; the limits leave room for any layout a person would write.
+MAX_NESTING = 16
+MAX_DOTS_PER_LINE = 32
+_SHAPE = re.compile(
+    r"""
+      \"\"\"(?:\\.|[^\\])*?\"\"\"  |  '{3}.*?'{3}     # multi-line strings
+    | "(?:\\.|[^"\\\n])*"         |  '[^'\n]*'        # one-line strings
+    | \#[^\n]*                                        # comments
+    | (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<dot>\.) | (?P<newline>\n)
+    """,
+    re.S | re.X,
+)
+
+
+def check_shape(text: str, path: str) -> None:
+    """Reject nesting no rule file needs before a TOML parser recurses into it.
+
+    tomllib recurses once per nested array or table, and a dotted key with
+    100,000 parts takes it some 40 GB: a small hostile file must fail here,
+    with its line, and not take the process down.
+    """
+    depth, dots, line = 0, 0, 1
+    for m in _SHAPE.finditer(text):
+        kind = m.lastgroup
+        if kind == "open":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise RuleFileError(path, line, f"arrays and tables nest deeper than {MAX_NESTING} levels")
+        elif kind == "close":
+            depth = max(0, depth - 1)
+        elif kind == "dot":
+            dots += 1
+            if dots > MAX_DOTS_PER_LINE:
+                raise RuleFileError(path, line, f"more than {MAX_DOTS_PER_LINE} dots in keys or numbers on one line")
+        elif kind == "newline":
+            line, dots = line + 1, 0
+        else:
+            line += m.group().count("\n")  # strings and comments
+
+
 def validate(data: dict, text: str, path: str) -> None:
     """Raise RuleFileError at the first schema violation."""
     where = _Locator(text)
@@ -163,6 +206,9 @@ def validate(data: dict, text: str, path: str) -> None:
         elif key in TOP_LEVEL:
             if not _type_ok(value, TOP_LEVEL[key]):
                 raise RuleFileError(path, where.key_line(key), f"'{key}' must be a {TOP_LEVEL[key]}")
+            problem = field_problem("", key, value)
+            if problem is not None:
+                raise RuleFileError(path, where.key_line(key), problem)
         else:
             known = ", ".join(sorted([*KINDS, *TOP_LEVEL]))
             raise RuleFileError(path, where.key_line(key), f"unknown key '{key}' (known: {known})")
@@ -171,8 +217,28 @@ def validate(data: dict, text: str, path: str) -> None:
     for n, pattern in enumerate(data.get("patterns", [])):
         try:
             re.compile(pattern)
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:
             raise RuleFileError(path, where.key_line("patterns") + n + 1, f"bad pattern {pattern!r}: {exc}") from None
+    _check_duplicates(data, where, path)
+
+
+# Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
+_KEYED = {"rename": "cuda", "unsupported": "cuda", "header": "cuda", "namespace": "cuda", "wrap_argument": "cuda",
+          "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
+
+
+def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
+    seen: dict[tuple[str, str], tuple[str, int]] = {}
+    for kind, field in _KEYED.items():
+        table = "name" if kind in ("rename", "unsupported") else kind  # one lookup table for both
+        for index, entry in enumerate(data.get(kind, [])):
+            key = (table, entry[field])
+            if key in seen:
+                first_kind, first_index = seen[key]
+                raise RuleFileError(path, where.entry_line(kind, index),
+                                    f"duplicate {kind} rule for '{entry[field]}' (first at line "
+                                    f"{where.entry_line(first_kind, first_index)})")
+            seen[key] = (kind, index)
 
 
 def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path: str) -> None:
@@ -189,6 +255,9 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
             )
         if not _type_ok(value, expected):
             raise RuleFileError(path, where.field_line(kind, index, field), f"field '{field}' must be a {expected}")
+        problem = field_problem(kind, field, value)
+        if problem is not None:
+            raise RuleFileError(path, where.field_line(kind, index, field), problem)
     for field in required:
         if field not in entry:
             raise RuleFileError(path, where.entry_line(kind, index), f"{kind} rule is missing required field '{field}'")
@@ -198,7 +267,7 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
                             f"severity must be one of {', '.join(sorted(SEVERITIES))}")
     for field in (*_VERSION_FIELDS, *_HEADER_VERSION_FIELDS):
         value = entry.get(field)
-        if value is not None and not re.match(r"^\d+(\.\d+){0,2}$", value):
+        if value is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", value):
             raise RuleFileError(path, where.field_line(kind, index, field), f"'{field}' is not a version: {value!r}")
     if kind == "build_flag" and entry.get("value", "none") not in BUILD_FLAG_VALUES:
         raise RuleFileError(path, where.field_line(kind, index, "value"),
@@ -210,7 +279,6 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         if problem is not None:
             raise RuleFileError(path, where.field_line(kind, index, problem[0]), problem[1])
     if kind == "header":
-        _validate_header_path(entry, where.entry_line(kind, index), path)
         if "dir_added" in entry and "hip_flat" not in entry:
             raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
                                 "'dir_added' needs 'hip_flat', the path older versions use")
@@ -218,16 +286,6 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
     if column is not None and column not in TARGET_COLUMNS:
         raise RuleFileError(path, where.field_line(kind, index, "target_column"),
                             f"target_column must be one of {', '.join(TARGET_COLUMNS)}")
-
-
-def _validate_header_path(entry: dict, line: int, path: str) -> None:
-    # Header targets end up inside #include lines of user files: keep them plain paths.
-    for field in ("hip", "roc", "hip_flat", "roc_flat"):
-        value = entry.get(field)
-        if value is None:
-            continue
-        if not re.match(r"^[A-Za-z0-9_./+-]+$", value) or value.startswith("/") or ".." in value.split("/"):
-            raise RuleFileError(path, line, f"'{field}' must be a relative header path, got {value!r}")
 
 
 def relpath(path: Path) -> str:

@@ -7,19 +7,21 @@ whole entries or none; an entry that does not load is a miss and is rewritten.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
+import itertools
 import os
 import pickle
 from pathlib import Path
 
 from hipport import __version__
-from hipport.diagnostics import Edit, Finding
-from hipport.emit.writer import write_atomic
+from hipport.cache_files import RestrictedUnpickler, open_private
+from hipport.emit.writer import TEMP_SUFFIX
 from hipport.options import Options
 from hipport.rules.engine import FileResult
+from hipport.tree.records import LAYOUT, pack, unpack
 
-_LAYOUT = repr([(cls.__name__, [f.name for f in dataclasses.fields(cls)]) for cls in (FileResult, Finding, Edit)])
+# A stored FileResult is a record of builtins (hipport.tree.records): an entry naming any class is not loaded.
+_STORED_GLOBALS: frozenset[tuple[str, str]] = frozenset()
 
 
 def cache_root() -> Path:
@@ -30,7 +32,7 @@ def cache_root() -> Path:
 class PortCache:
     def __init__(self, directory: Path | None, rules_digest: str, options: Options) -> None:
         self.directory = directory  # None: caching is off
-        self.salt = "\0".join([__version__, rules_digest, repr(options), _LAYOUT]).encode()
+        self.salt = "\0".join([__version__, rules_digest, repr(options), LAYOUT]).encode()
         self.hits = 0
 
     @property
@@ -51,28 +53,56 @@ class PortCache:
         if self.directory is None:
             return None
         try:
-            with open(self._file(key), "rb") as f:
-                stored_key, result, changed = pickle.load(f)
-        except Exception:  # missing, truncated or from another layout: a miss
+            with open_private(self._file(key)) as f:  # see hipport/cache_files.py
+                stored_key, record = RestrictedUnpickler(f, _STORED_GLOBALS).load()
+            if stored_key != key:
+                return None
+            result = unpack(record, source)  # the source is the key's input
+        except Exception:  # missing, truncated, from another layout or not this user's: a miss
             return None
-        if stored_key != key or not isinstance(result, FileResult):
-            return None
-        result.source = source
-        if not changed:
-            result.output = source
         self.hits += 1
         return result
 
     def put(self, key: str, result: FileResult) -> None:
+        if self.directory is not None:
+            self.put_record(key, pack(result))
+
+    def put_record(self, key: str, record: tuple) -> None:
+        """Store a record from hipport.tree.records.pack (a worker has one already)."""
         if self.directory is None:
             return
-        changed = result.changed
-        # The source is the key's input; an unchanged output is the source again.
-        stored = dataclasses.replace(result, source=b"", output=result.output if changed else b"")
+        data = pickle.dumps((key, record), protocol=pickle.HIGHEST_PROTOCOL)
+        target = self._file(key)
         try:
-            target = self._file(key)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, pickle.dumps((key, stored, changed), protocol=pickle.HIGHEST_PROTOCOL),
-                         durable=False)  # a lost entry is a miss
+            try:
+                _write_private(target, data)
+            except FileNotFoundError:  # the entry's directory, made once
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _write_private(target, data)
         except OSError:
             pass  # a read-only cache only costs speed
+
+
+_SERIAL = itertools.count()
+
+
+def _write_private(target: Path, data: bytes) -> None:
+    """Atomically (a temporary file renamed), readable by this user only, without fsync: a lost
+    entry is a miss. Leaner than write_atomic, without a file object, chmod or umask calls:
+    one entry is written for every file ported."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{next(_SERIAL)}{TEMP_SUFFIX}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,12 +1,19 @@
 """Convert a whole tree: select the files, port them (cached, in parallel), migrate the
 build files, then write, to a mirror or in place, one atomic write per file.
 
-Nothing is written until every file has been ported, so a refusal (git state,
-rename collision) or an error while porting leaves the tree as it was.
+Nothing is written in place until every file has been ported, so a refusal (git
+state, rename collision) or an error while porting leaves the tree as it was; a
+mirror with --rename waits too, as the new names need every port. Other mirrors
+get each port as soon as it is made and let its bytes go: the writing overlaps
+the porting, and the sources and outputs held in memory stay few however large
+the tree (OUT is a new directory, which a failed run leaves part-written). A full
+or read-only file system stops the writing at the first file it refuses; a
+signal stops it between two files (hipport.tree.interrupt).
 """
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import posixpath
 import re
@@ -16,19 +23,23 @@ from hipport.api import PortError, TreeRun
 from hipport.buildfiles import BuildSettings, build_file_kind, port_build_file
 from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.edits import apply_edits, order_edits
-from hipport.emit.writer import copy_atomic, symlink_atomic, write_atomic
+from hipport.emit.writer import (TEMP_SUFFIX, check_writable, copy_atomic, create_atomic,
+                                  remove_stale_temporaries, symlink_atomic, write_atomic)
 from hipport.options import Options
 from hipport.project import ProjectHeaders
 from hipport.rules.engine import FileResult
 from hipport.rules.ruleset import RuleSet
 from hipport.tree.cache import PortCache, cache_root
-from hipport.tree.parallel import PortTask, default_jobs, port_all
+from hipport.tree.parallel import Porter, PortTask, default_jobs
 from hipport.tree.rename import RenamePlan
 from hipport.tree.safety import SafetyError, backup_suffix, check_in_place, check_output_dir, git_state
 from hipport.tree.settings import TreeSettings
-from hipport.tree.walk import Entry, is_binary, select
+from hipport.tree.interrupt import HeldInterrupts
+from hipport.tree.walk import Entry, is_binary, select, special_kind
 
 _CMAKE_TARGET = re.compile(rb"\bCUDA::\w+")
+# Errors every later write would meet too: the run stops at the first.
+_STOPPING = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS") if hasattr(errno, name))
 
 
 class TreeConversion:
@@ -45,8 +56,14 @@ class TreeConversion:
         self.links: list[Entry] = []
         self.dirs: list[Entry] = []
         self.plan: RenamePlan | None = None
+        self.temporary: list[Path] = []  # temporary files in SRC that killed runs left
+        self._checked_dirs: set[str] = set()  # directories in OUT known to be directories
+        self._linked_dirs: set[str] = set()  # ... known to be links, reported once
         self._done = 0
         self._total = 0
+        self.stream_to: Path | None = None  # a mirror's OUT, to write each port as it comes (convert_tree)
+        self._streamed: dict[str, list[str]] = {}  # what was written early -> the errors its write met
+        self._opened: Path | None = None  # OUT, once made ready for writing
 
     # -- porting (nothing is written) ---------------------------------------------------
 
@@ -56,7 +73,12 @@ class TreeConversion:
             filters = dataclasses.replace(filters, backup_suffixes=(*filters.backup_suffixes,
                                                                     self.settings.backup_suffix))
         selection = select(self.src, filters)
-        self.run.skipped = len(selection.skipped)
+        self.run.errors.extend(selection.errors)
+        self.temporary = selection.temporary
+        specials = selection.of_kind("special")
+        for entry in specials:
+            self.run.notices.append(f"{entry.path}: a {special_kind(entry.path)}, not a regular file; left out")
+        self.run.skipped = len(selection.skipped) + len(specials)
         entries = selection.entries
         self._total = sum(1 for e in entries if e.kind != "dir")
         self.dirs, self.links = selection.of_kind("dir"), selection.of_kind("link")
@@ -86,30 +108,47 @@ class TreeConversion:
                           self.options)
         # Projects include their headers relative to the root too (-I${PROJECT_SOURCE_DIR}).
         headers = ProjectHeaders(include_dirs=(self.src,))
-        tasks, keys = [], {}
-        for entry in sources:
-            source = self._read(entry)
-            if source is None:
-                continue
-            if is_binary(source):
-                self.copies.append(entry)
-                self.run.binary += 1
-                continue
-            declared = headers.macros_visible_in(entry.path, source)
-            key = cache.key(entry.rel, source, declared)
-            hit = cache.get(key, source)
-            if hit is not None:
-                self.by_rel[entry.rel] = hit
-                self._tick(1, entry.rel)
-            else:
-                tasks.append(PortTask(entry.rel, source, declared, str(entry.path)))
-                keys[entry.rel] = key
         jobs = self.settings.jobs or default_jobs()
-        for task, result in zip(tasks, port_all(tasks, self.rules, self.options, jobs,
-                                                lambda task: self._tick(1, task.rel))):
-            cache.put(keys[task.rel], result)
-            self.by_rel[task.rel] = result
+        # Files are ported while the next ones are read; whichever process ports one stores its cache entry.
+        with Porter(self.rules, self.options, jobs, cache, expected=len(sources)) as porter:
+            for entry in sources:
+                source = self._read(entry)
+                if source is None:
+                    continue
+                if is_binary(source):
+                    self.copies.append(entry)
+                    self.run.binary += 1
+                    continue
+                declared = headers.macros_visible_in(entry.path, source)
+                key = cache.key(entry.rel, source, declared) if cache.enabled else ""
+                hit = cache.get(key, source)
+                if hit is not None:
+                    self._ported(entry.rel, hit)
+                else:
+                    self._ported_all(porter.submit(PortTask(entry.rel, source, declared, str(entry.path), key)))
+            self._ported_all(porter.finish())
         self.run.cached = cache.hits
+
+    def _ported_all(self, done: list[tuple[PortTask, FileResult]]) -> None:
+        for task, result in done:
+            self._ported(task.rel, result)
+
+    def _ported(self, rel: str, result: FileResult) -> None:
+        self.by_rel[rel] = result
+        if self.stream_to is not None:
+            self._write_now(rel, result)
+        self._tick(1, rel)
+
+    def _write_now(self, rel: str, result: FileResult) -> None:
+        out = self._open_mirror(self.stream_to)
+        target = out / rel
+        errors = len(self.run.errors)
+        with HeldInterrupts():
+            self._guard(target, lambda: self._write(out, target, result.output, self.src / rel))
+        # Reported where write_mirror would have: after the porting, in the order of the files.
+        self._streamed[rel] = self.run.errors[errors:]
+        del self.run.errors[errors:]
+        result.release()
 
     def _rename_includes(self, result: FileResult) -> FileResult:
         plan = self.plan
@@ -171,7 +210,7 @@ class TreeConversion:
         try:
             return entry.path.read_bytes()
         except OSError as exc:
-            self.run.errors.append(f"{entry.rel}: cannot read: {exc.strerror}")
+            self.run.errors.append(f"{entry.path}: cannot read: {exc.strerror}")
             self._tick(1, entry.rel)
             return None
 
@@ -182,24 +221,70 @@ class TreeConversion:
 
     # -- writing a mirror ------------------------------------------------------------------
 
+    def _open_mirror(self, out: Path) -> Path:
+        if self._opened is None:
+            out = Path(out)
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                check_writable(out)  # one line for a read-only OUT, not one per file
+            except OSError as exc:
+                raise PortError(f"{out}: cannot write: {exc.strerror or exc}") from None
+            remove_stale_temporaries(_temporaries(out))
+            self._opened = out
+        return self._opened
+
     def write_mirror(self, out: Path) -> None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
+        out = self._open_mirror(out)
         src_real = self.src.resolve()
+        steps = []
         for entry in self.dirs:
-            self._guard(entry.rel, lambda e=entry: (out / e.rel).mkdir(parents=True, exist_ok=True))
+            steps.append((out / entry.rel, lambda e=entry: self._mkdir(out, e.rel), None))
         for rel, result in sorted(self.by_rel.items()):
+            if rel in self._streamed:
+                steps.append((out / rel, lambda errors=self._streamed[rel]: self.run.errors.extend(errors), None))
+                continue
             target = out / self._target(rel)
-            self._guard(rel, lambda t=target, r=result, p=self.src / rel: self._write(t, r.output, p))
+            steps.append((target, lambda t=target, r=result, p=self.src / rel: self._write(out, t, r.output, p), None))
         for entry in sorted(self.copies, key=lambda e: e.rel):
-            self._guard(entry.rel, lambda e=entry: self._copy(e.path, out / e.rel))
+            steps.append((out / entry.rel, lambda e=entry: self._copy(out, e.path, out / e.rel), entry.path))
         for entry in self.links:
-            self._guard(entry.rel, lambda e=entry: self._link(e, out, src_real))
+            steps.append((out / entry.rel, lambda e=entry: self._link(e, out, src_real), None))
+        self._run_steps(steps)
+
+    def _run_steps(self, steps) -> None:
+        with HeldInterrupts() as held:
+            for target, step, source in steps:
+                held.check()
+                self._guard(target, step, source)
+
+    def _mkdir(self, out: Path, rel: str) -> None:
+        if not self._link_in_the_way(out, rel + "/"):
+            (out / rel).mkdir(parents=True, exist_ok=True)
+
+    def _link_in_the_way(self, out: Path, rel: str) -> bool:
+        """True (reported once) if a directory between OUT and rel is a link: say an earlier run's
+        mirror of what was a link then. Writing through it would write outside OUT."""
+        parts = rel.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            if directory in self._linked_dirs:
+                return True
+            if directory in self._checked_dirs:
+                continue
+            if (out / directory).is_symlink():
+                self._linked_dirs.add(directory)
+                self.run.errors.append(f"{out / directory}: a symbolic link in the output; hipport does not "
+                                       "write through it (remove it and run again)")
+                return True
+            self._checked_dirs.add(directory)
+        return False
 
     def _target(self, rel: str) -> str:
         return self.plan.target(rel) if self.plan is not None else rel
 
-    def _write(self, target: Path, data: bytes, mode_from: Path) -> None:
+    def _write(self, out: Path, target: Path, data: bytes, mode_from: Path) -> None:
+        if self._link_in_the_way(out, target.relative_to(out).as_posix()):
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             if not target.is_symlink() and target.read_bytes() == data:
@@ -211,7 +296,9 @@ class TreeConversion:
         write_atomic(target, data, mode_from=mode_from, durable=False)
         self.run.written += 1
 
-    def _copy(self, source: Path, target: Path) -> None:
+    def _copy(self, out: Path, source: Path, target: Path) -> None:
+        if self._link_in_the_way(out, target.relative_to(out).as_posix()):
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             here, there = source.stat(), target.lstat()
@@ -234,16 +321,25 @@ class TreeConversion:
             elif self.plan is not None:
                 target = self.plan.link_target(entry.rel, target)
         link = out / entry.rel
+        if self._link_in_the_way(out, entry.rel):
+            return
         link.parent.mkdir(parents=True, exist_ok=True)
         if link.is_symlink() and os.readlink(link) == target:
             return
         symlink_atomic(target, link)
 
-    def _guard(self, rel: str, step) -> None:
+    def _guard(self, target: Path, step, source: Path | None = None) -> None:
         try:
             step()
         except OSError as exc:
-            self.run.errors.append(f"{rel}: cannot write: {exc.strerror or exc}")
+            if source is not None and exc.filename is not None and os.fspath(exc.filename) == os.fspath(source):
+                self.run.errors.append(f"{source}: cannot read: {exc.strerror}")
+                return
+            message = f"{target}: cannot write: {exc.strerror or exc}"
+            if exc.errno in _STOPPING:
+                raise PortError(f"{message}; stopped with {self.run.written} file(s) written, none of them "
+                                "partly") from None
+            self.run.errors.append(message)
 
     # -- writing in place -------------------------------------------------------------------
 
@@ -254,18 +350,26 @@ class TreeConversion:
         state = git_state(self.src)
         check_in_place(state, touched, self.settings.force)
         suffix = backup_suffix(state, touched, self.settings.backup_suffix)
-        for rel, new, result in changes:
-            self._guard(rel, lambda rel=rel, new=new, result=result: self._replace(rel, new, result, suffix))
+        remove_stale_temporaries(self.temporary)
+        steps = [(self.src / rel, lambda rel=rel, new=new, result=result: self._replace(rel, new, result, suffix),
+                  self.src / rel) for rel, new, result in changes]
         if self.plan is not None:
-            for entry in self.links:
-                self._guard(entry.rel, lambda e=entry: self._retarget(e))
+            steps += [(entry.path, lambda e=entry: self._retarget(e), None) for entry in self.links]
+        self._run_steps(steps)
 
     def _replace(self, rel: str, new: str, result: FileResult, suffix: str) -> None:
         path = self.src / rel
+        current = _read_if_there(path)
+        if current != result.source:
+            # Another hipport run may have ported it meanwhile; anything else is someone's edit to keep.
+            done = _read_if_there(self.src / new) if new != rel and current is None else current
+            if done != result.output:
+                self.run.errors.append(f"{path}: changed while hipport ran; left as it is (run again to port it)")
+            return
         if suffix:
-            backup = path.with_name(path.name + suffix)
-            if not backup.exists():  # a second run must not replace the original with a first port
-                copy_atomic(path, backup)
+            # The backup holds the bytes just compared, created only if none exists: a second run, or
+            # a concurrent one, never replaces the original with a port.
+            if create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
                 self.run.backups += 1
         write_atomic(self.src / new, result.output, mode_from=path)
         self.run.written += 1
@@ -287,9 +391,25 @@ def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
     except SafetyError as exc:
         raise PortError(str(exc)) from None
     conversion = TreeConversion(src, rules, options, settings)
+    if not settings.rename:  # renaming needs every file's port first
+        conversion.stream_to = Path(out)
     conversion.prepare()
     conversion.write_mirror(out)
     return conversion.run
+
+
+def _read_if_there(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _temporaries(directory: Path):
+    for dirpath, dirnames, filenames in os.walk(directory):
+        for name in dirnames + filenames:
+            if name.endswith(TEMP_SUFFIX):
+                yield Path(dirpath) / name
 
 
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options,

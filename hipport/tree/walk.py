@@ -3,11 +3,14 @@
 .gitignore files are honoured the way git reads them (each relative to its
 directory, deeper files winning, an ignored directory never entered), and so
 are --exclude and --include patterns, written in the same gitignore syntax.
-Symbolic links are listed as links and never followed.
+Symbolic links are listed as links and never followed. FIFOs, sockets and
+devices are listed as special and never opened: reading a FIFO would wait for
+a writer forever.
 """
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,9 +18,9 @@ import pathspec
 
 from hipport.api import SOURCE_SUFFIXES
 from hipport.buildfiles import build_file_kind
+from hipport.emit.writer import TEMP_SUFFIX
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
-TEMP_SUFFIX = ".hipport-tmp"  # write_atomic's temporary files, left behind only by a kill
 BINARY_SNIFF = 8000  # bytes git looks at to call a file binary
 
 
@@ -35,13 +38,15 @@ class Filters:
 class Entry:
     rel: str  # POSIX path relative to the tree's root
     path: Path
-    kind: str  # source | build | copy | link | dir
+    kind: str  # source | build | copy | link | dir | special (FIFO, socket, device)
 
 
 @dataclass
 class Selection:
     entries: list[Entry] = field(default_factory=list)  # sorted by rel
     skipped: list[str] = field(default_factory=list)  # ignored or excluded (directories end in '/')
+    errors: list[str] = field(default_factory=list)  # directories that could not be listed
+    temporary: list[Path] = field(default_factory=list)  # temporary files a killed run left behind
 
     def of_kind(self, *kinds: str) -> list[Entry]:
         return [e for e in self.entries if e.kind in kinds]
@@ -62,7 +67,10 @@ def select(root: Path, filters: Filters = Filters()) -> Selection:
         probe = rel + "/" if is_dir else rel
         return (exclude is not None and exclude.match_file(probe)) or ignores.ignored(rel, is_dir)
 
-    for dirpath, dirnames, filenames in os.walk(root):
+    def unlisted(exc: OSError) -> None:  # os.walk would pass over the directory in silence
+        selection.errors.append(f"{exc.filename}: cannot list directory: {exc.strerror}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted):
         here = Path(dirpath)
         base = here.relative_to(root).as_posix()
         base = "" if base == "." else base + "/"
@@ -71,6 +79,9 @@ def select(root: Path, filters: Filters = Filters()) -> Selection:
         for name in sorted(dirnames):
             rel = base + name
             if name in VCS_DIRS:
+                continue
+            if name.endswith(TEMP_SUFFIX):  # symlink_atomic's, pointing at a directory
+                selection.temporary.append(here / name)
                 continue
             if left_out(rel, True):
                 selection.skipped.append(rel + "/")
@@ -83,6 +94,7 @@ def select(root: Path, filters: Filters = Filters()) -> Selection:
         for name in sorted(filenames):
             rel = base + name
             if name.endswith(TEMP_SUFFIX):
+                selection.temporary.append(here / name)
                 continue
             if left_out(rel, False):
                 selection.skipped.append(rel)
@@ -94,9 +106,27 @@ def select(root: Path, filters: Filters = Filters()) -> Selection:
     return selection
 
 
+def special_kind(path: Path) -> str:
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return "special file"
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return "special file"
+
+
 def _kind(rel: str, path: Path, filters: Filters, include) -> str:
-    if path.is_symlink():
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        mode = stat.S_IFREG  # vanished or unreadable: reading it reports why
+    if stat.S_ISLNK(mode):
         return "link"
+    if not stat.S_ISREG(mode):
+        return "special"
     if include is not None and not include.match_file(rel):
         return "copy"
     if any(rel.endswith(suffix) for suffix in filters.backup_suffixes if suffix):
