@@ -67,6 +67,8 @@ def load_config(path: Path | None) -> Config:
         table = tomllib.loads(text).get("tool", {}).get("hipport", {})
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}:{getattr(exc, 'lineno', 0)}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}:0: nested too deeply to be a pyproject.toml") from None
 
     def fail(key: str, message: str) -> ConfigError:
         return ConfigError(f"{path}:{_line_of(text, key)}: [tool.hipport] {message}")
