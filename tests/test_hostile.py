@@ -192,7 +192,12 @@ def test_sigint_while_porting_or_writing_in_place(big, tmp_path):
         for rel, before in old.items():
             assert got[rel] in (before, new[rel]), f"{rel} is neither old nor new after SIGINT"
         assert set(got) == set(old), "an interrupted run leaves no temporary file behind"
-        if status != 0:  # it had not finished before the signal
+        if status == -signal.SIGINT:
+            # The signal arrived after the work was done, while the interpreter
+            # was exiting: Python's default handler is back and it dies of SIGINT.
+            # Legitimate only if every file is already in its final state.
+            assert got == new, "died of SIGINT before finishing"
+        elif status != 0:  # it had not finished before the signal
             assert status == 130
             line = one_clean_line(err)
             assert line.startswith("hipport: interrupted;") and "run the command again" in line
