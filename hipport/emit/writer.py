@@ -29,11 +29,16 @@ def _replacing(path: Path):
             yield f, tmp
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        discard(tmp)
         raise
+
+
+def discard(tmp) -> None:
+    """Remove a temporary file after a failed write; it may already be gone."""
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def _finish(f, durable: bool) -> None:

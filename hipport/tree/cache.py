@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hipport import __version__
 from hipport.cache_files import RestrictedUnpickler, open_private
-from hipport.emit.writer import TEMP_SUFFIX
+from hipport.emit.writer import TEMP_SUFFIX, discard
 from hipport.options import Options
 from hipport.rules.engine import FileResult
 from hipport.tree.records import LAYOUT, pack, unpack
@@ -101,8 +101,5 @@ def _write_private(target: Path, data: bytes) -> None:
             os.close(fd)
         os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        discard(tmp)
         raise
