@@ -454,6 +454,38 @@ class Bench:
             self.add(Row("batch", f"cold convert, {n:,} files, --jobs {os.cpu_count()}", [], available=False,
                          note="n/a: convert has no --jobs option in this build"))
 
+    def parser_rows(self, c: corpus_gen.Corpus, count: int = 20) -> None:
+        """The precise libclang backend next to tree-sitter on the same files (issue 7).
+
+        A subset, because clang reads the CUDA and C++ headers for every unit:
+        about a thousand times tree-sitter's cost per file. Both run with one
+        process and no cache so that the ratio is parse against parse.
+        """
+        src = self.work / f"parser-src-{count}"
+        shutil.rmtree(src, ignore_errors=True)
+        src.mkdir(parents=True)
+        picked = [p for p in c.sources() if p.suffix in (".cu", ".cpp")][:count]
+        for path in picked:
+            shutil.copy2(path, src / path.name)
+        size = source_bytes(picked)
+        rows = {}
+        for parser in ("treesitter", "clang"):
+            out = self.work / f"parser-out-{parser}"
+
+            def fresh(_i, out=out):
+                shutil.rmtree(out, ignore_errors=True)
+
+            rows[parser] = self.measure(
+                "parser", f"convert {len(picked)} files, --parser {parser}, --jobs 1, --no-cache",
+                1 if parser == "clang" else self.mode.runs,
+                lambda i, parser=parser, out=out: [*HIPPORT, "convert", str(src), "-o", str(out), "-q",
+                                                   "--parser", parser, "--jobs", "1", "--no-cache"],
+                before=fresh, files=len(picked), bytes=size,
+                note="files whose library headers CUDA lacks here fall back to tree-sitter (HP903)"
+                if parser == "clang" else "")
+        if rows["clang"].seconds and rows["treesitter"].seconds:
+            rows["clang"].ratios["x_treesitter_time"] = rows["clang"].median / rows["treesitter"].median
+
     def rerun_rows(self, n: int, c: corpus_gen.Corpus) -> None:
         """Warm rerun and a rerun after editing 1% of the sources, on a copy of the corpus."""
         src = self.work / f"rerun-src-{n}"
@@ -736,6 +768,7 @@ def main(argv: list[str] | None = None) -> int:
         if mode.reruns:
             n = 1000 if 1000 in bench.corpora else mode.corpus_sizes[0]
             bench.rerun_rows(n, bench.corpora[n])
+        bench.parser_rows(first)
         bench.big_file_rows()
         if bench.peer_enabled:
             bench.peer_rows()
