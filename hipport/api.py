@@ -96,12 +96,13 @@ def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
     Trees get the same selection convert makes: .gitignore'd vendored code is
     not the user's to fix, and links are never followed.
     """
-    from hipport.tree.walk import select
-
     files, errors = [], []
     for given in paths:
         path = Path(given)
         if path.is_dir():
+            # Imported here: a pre-commit hook names files, and walking costs pathspec's import.
+            from hipport.tree.walk import select
+
             selection = select(path)
             files.extend(entry.path for entry in selection.of_kind("source"))
             errors.extend(selection.errors)

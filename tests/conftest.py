@@ -63,3 +63,4 @@ def load_cases(root: Path = FIXTURES) -> list[Case]:
 
 
 CASES = load_cases()
+LINT_CASES = load_cases(ROOT / "fixtures" / "lints")

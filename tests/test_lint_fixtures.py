@@ -7,31 +7,11 @@ import re
 
 import pytest
 
-from conftest import ROOT, load_cases
-from hipport.rules.engine import port_source
+from conftest import LINT_CASES
 from hipport.verify import compile_bytes, find_hipcc
 
-LINT_CASES = load_cases(ROOT / "fixtures" / "lints")
+# Output, findings and idempotence are checked with the convert fixtures (test_fixtures.py).
 COMPILED = [c for c in LINT_CASES if c.compile]
-
-
-@pytest.mark.parametrize("case", LINT_CASES, ids=[c.name for c in LINT_CASES])
-def test_lint_port_matches_hand_written_expectation(case, rules, file_regression):
-    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name)
-    file_regression.check(result.output, binary=True, fullpath=case.expected)
-
-
-@pytest.mark.parametrize("case", LINT_CASES, ids=[c.name for c in LINT_CASES])
-def test_lint_findings_match_case_file(case, rules):
-    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name)
-    got = sorted(f"{f.code}:{f.line}" for f in result.findings)
-    assert got == sorted(case.findings)
-
-
-@pytest.mark.parametrize("case", LINT_CASES, ids=[c.name for c in LINT_CASES])
-def test_lint_fixes_are_applied_once(case, rules):
-    result = port_source(case.expected.read_bytes(), rules, case.options(), path=case.expected.name)
-    assert result.edits == [], [(e.start, e.text) for e in result.edits]
 
 
 def test_every_lint_code_has_a_firing_and_a_silent_fixture(rules):
