@@ -1,6 +1,8 @@
 """The library API the CLI is a thin layer over."""
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,8 +111,26 @@ def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
         elif path.exists():
             files.append(path)
         else:
-            errors.append(f"{path}: no such file or directory")
+            errors.append(missing_path_message(path))
     return files, errors
+
+
+def missing_path_message(path: Path) -> str:
+    """Why a named path cannot be read, for a path whose exists() is False.
+
+    exists() follows links, so a dangling or looping link reads as missing;
+    saying "no such file" about a file the user can see in `ls` sends them looking in the wrong place.
+    """
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except RuntimeError:
+            return f"{path}: a symbolic link that loops back on itself"
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # how Python 3.13 and later say it
+                return f"{path}: a symbolic link that loops back on itself"
+        return f"{path}: a symbolic link to {os.readlink(path)}, which does not exist"
+    return f"{path}: no such file or directory"
 
 
 def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None,

@@ -152,7 +152,9 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
     if out is not None and in_place:
         raise click.UsageError("-o and --in-place exclude each other")
     if not src.exists():
-        _fail(f"{src}: no such file or directory")
+        from hipport.api import missing_path_message
+
+        _fail(missing_path_message(src))
     config = _settings(config_path, hip_version=hip_version, launch_syntax=launch_syntax, roc=roc,
                        rules=tuple(Path(r) for r in user_rules))
     options = _options(config.hip_version, config.launch_syntax, config.roc)
@@ -161,6 +163,13 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)
     rules = _load_rules(tuple(str(r) for r in config.rules))
     settings = tree_settings(tree)
+    if mode == "shim":
+        # The shim keeps one source tree building with nvcc and hipcc; a .hip
+        # name or a hipLaunchKernelGGL call would break the nvcc side.
+        if settings.rename:
+            raise click.UsageError("--rename does not apply to --mode shim, which keeps CUDA file names")
+        if config.launch_syntax == "hip":
+            raise click.UsageError("--launch-syntax hip does not apply to --mode shim, which keeps <<<>>> launches")
     started = time.perf_counter()
     run = None
     try:
@@ -386,7 +395,9 @@ def report(paths: tuple[Path, ...], fmt: str, out: Path | None, from_json: Path 
     else:
         for path in paths:
             if not path.exists():
-                _fail(f"{path}: no such file or directory")
+                from hipport.api import missing_path_message
+
+                _fail(missing_path_message(path))
         data, sources, errors = analyze_paths(
             list(paths), rules, _options(settings.hip_version, settings.launch_syntax, settings.roc),
             Policy(settings.select, settings.ignore, settings.severity))

@@ -61,6 +61,15 @@ def test_missing_file_is_a_usage_error(project):
     assert "nope.cu: no such file or directory" in done.stderr
 
 
+def test_broken_links_say_what_is_wrong_with_them(project):
+    (project / "loop.cu").symlink_to("loop.cu")
+    (project / "dangling.cu").symlink_to("gone.cu")
+    done = _check("loop.cu", "dangling.cu")
+    assert done.exit_code == 2
+    assert "loop.cu: a symbolic link that loops back on itself" in done.stderr
+    assert "dangling.cu: a symbolic link to gone.cu, which does not exist" in done.stderr
+
+
 def test_suppression_needs_a_code_and_unused_ones_are_reported(project):
     (project / "s.cu").write_text(_source(
         "  // hipport: ignore[HP101]\n", UNSUPPORTED,                   # suppressed from the line before
