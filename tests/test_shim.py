@@ -217,6 +217,13 @@ def test_a_missing_path_writes_nothing(tmp_path):
     assert not header.exists()  # a header from a partial scan would silently lose names
 
 
+@pytest.mark.parametrize("flag", [["--rename"], ["--launch-syntax", "hip"]])
+def test_shim_conversion_refuses_options_that_would_break_the_nvcc_side(tmp_path, flag):
+    result = run("convert", PROJECT, "-o", tmp_path / "out", "--mode", "shim", *flag)
+    assert result.exit_code == 2 and "does not apply to --mode shim" in result.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_bad_prefix_is_a_usage_error(tmp_path):
     result = run("shim", PROJECT, "-o", tmp_path / "g.h", "--prefix", "9x")
     assert result.exit_code == 2 and "--prefix" in result.output
