@@ -78,6 +78,20 @@ def test_derived_numbers_add_up(in_project):
         assert sum(kinds.values()) == summary["converted_by_library"][library]
 
 
+def test_findings_about_no_library_are_grouped_by_what_they_are_about(rules):
+    from hipport.report.metrics import NO_LIBRARY, measure
+
+    def finding(code, library=None):
+        return {"code": code, "severity": "warning", "name": "x", "line": 1, "column": 1, "library": library}
+
+    report = {"files": [{"path": "a.cu", "findings": [
+        finding("HP403"), finding("HP403"), finding("HP502"), finding("HP901"), finding("HP202", "CUBLAS"),
+        finding("HP102")]}]}
+    groups = {group: counts["warning"] for group, counts in measure(report, rules).findings_by_library.items()}
+    assert groups == {"device-code lints": 2, "build files": 1, "parsing and encoding": 1, "CUBLAS": 1,
+                      NO_LIBRARY: 1}
+
+
 def test_clean_files_port_fully_and_problem_files_do_not(in_project):
     files = {e["path"]: e for e in json_report()["files"]}
     assert not files["src/saxpy.cu"]["findings"] and files["src/saxpy.cu"]["launches"] == 1

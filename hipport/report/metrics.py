@@ -30,6 +30,24 @@ NOT_PORTED_STATUS = {
     "HP203": "removed from HIP",
 }
 NO_LIBRARY = "other"
+# A finding about no particular library is grouped by what it is about, so a
+# reviewer sees "warp-size lints" rather than one anonymous "other" bar.
+CODE_FAMILIES = (
+    ("HP4", "device-code lints"),
+    ("HP5", "build files"),
+    ("HP6", "shim header"),
+    ("HP8", "suppressions"),
+    ("HP9", "parsing and encoding"),
+)
+
+
+def finding_group(finding: dict) -> str:
+    """The library a finding is about, or else its code's family."""
+    library = finding.get("library")
+    if library:
+        return library
+    code = finding.get("code", "")
+    return next((title for prefix, title in CODE_FAMILIES if code.startswith(prefix)), NO_LIBRARY)
 
 
 @dataclass
@@ -159,7 +177,7 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
             by_code[code] += 1
             by_severity[severity] += 1
             file_severity[severity] += 1
-            findings_by_library[finding.get("library") or NO_LIBRARY][severity] += 1
+            findings_by_library[finding_group(finding)][severity] += 1
             cls = codes[code].effort if code in codes else "medium"
             effort[cls] += 1
             file_efforts.add(cls)
