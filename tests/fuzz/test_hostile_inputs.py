@@ -113,6 +113,13 @@ def test_cr_only_file_loses_only_the_dropped_include_line():
     assert b"device_launch_parameters" not in result.output
 
 
+def test_cr_only_file_ports_every_include_not_just_the_first():
+    source = b'#include <cuda_runtime.h>\r#include <cublas_v2.h>\r#include <curand.h>\rcublasHandle_t h;\r'
+    output = check_port(source, fuzz_rules()).output
+    assert output.split(b"\r")[:3] == [b"#include <hip/hip_runtime.h>", b"#include <hipblas/hipblas.h>",
+                                       b"#include <hiprand/hiprand.h>"]
+
+
 def test_stack_guard_catches_recursion():
     def nest(n):
         return 0 if n == 0 else 1 + nest(n - 1)
