@@ -7,8 +7,10 @@ Each measurement runs in a fresh interpreter: it loads the rules, ports a
 small file to warm up, records its RSS (the baseline: interpreter, grammar,
 rules), then ports the big file in memory with hipport.api.port_bytes and
 records the peak RSS (VmHWM). The multiple is (peak - baseline) / file size:
-what the file itself costs. A second row runs the real command line
-(`hipport convert FILE -o OUT`) and reports its whole-process peak.
+what the file itself costs. The peak is also read after the scan and after the
+parse (candidates, then sites and the syntax tree), to show what the rest of
+the port adds. A second row runs the real command line (`hipport convert FILE
+-o OUT`) and reports its whole-process peak.
 Nothing is asserted: results are printed and written to bench/memory.json.
 """
 from __future__ import annotations
@@ -41,6 +43,8 @@ import json, resource, sys, time
 from pathlib import Path
 from hipport.api import port_bytes
 from hipport.options import Options
+from hipport.parse.treesitter import TreeSitterBackend
+from hipport.rules import engine
 from hipport.rules.loader import load_rules
 
 def hwm_kb():
@@ -49,15 +53,25 @@ def hwm_kb():
             return int(line.split()[1])
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
+def after(phases, name, function):
+    def measured(*args, **kwargs):
+        value = function(*args, **kwargs)
+        phases[name] = hwm_kb()
+        return value
+    return measured
+
 rules = load_rules()
 port_bytes(b"#include <cuda_runtime.h>\n__global__ void k() {}\nvoid f() { k<<<1, 1>>>(); cudaFree(0); }\n",
            rules, Options(), "warm.cu")
+phases = {}
+engine.scan = after(phases, "scan", engine.scan)
+TreeSitterBackend.parse = after(phases, "parse", TreeSitterBackend.parse)
 source = Path(sys.argv[1]).read_bytes()
 baseline = hwm_kb()
 started = time.perf_counter()
 result = port_bytes(source, rules, Options(), "big.cu")
 seconds = time.perf_counter() - started
-print(json.dumps({"baseline_kb": baseline, "peak_kb": hwm_kb(), "seconds": seconds,
+print(json.dumps({"baseline_kb": baseline, "peak_kb": hwm_kb(), "seconds": seconds, "phases_kb": phases,
                   "edits": len(result.edits), "findings": len(result.findings)}))
 """
 
@@ -113,6 +127,9 @@ def main() -> None:
                     "baseline_mb": round(probe["baseline_kb"] / 1024, 1),
                     "peak_mb": round(probe["peak_kb"] / 1024, 1),
                     "multiple_of_size": round((probe["peak_kb"] - probe["baseline_kb"]) * 1024 / size, 2),
+                    # the peak so far once the scanner, then the parser, had finished
+                    **{f"after_{phase}_multiple": round((kb - probe["baseline_kb"]) * 1024 / size, 2)
+                       for phase, kb in probe["phases_kb"].items()},
                     "seconds": round(probe["seconds"], 1), "edits": probe["edits"],
                 }
                 if shape == "cuda":
@@ -121,7 +138,9 @@ def main() -> None:
                     row["cli_seconds"] = round(cli["seconds"], 1)
                 rows.append(row)
                 print(f"{shape:12} {size / 1e6:6.1f} MB  peak {row['peak_mb']:7.1f} MB  (baseline "
-                      f"{row['baseline_mb']} MB)  x{row['multiple_of_size']:.2f} of the file  {row['seconds']}s"
+                      f"{row['baseline_mb']} MB)  x{row['multiple_of_size']:.2f} of the file "
+                      f"(x{row.get('after_scan_multiple', 0):.1f} after the scan, "
+                      f"x{row.get('after_parse_multiple', 0):.1f} after the parse)  {row['seconds']}s"
                       + (f"  | CLI peak {row['cli_peak_mb']} MB in {row['cli_seconds']}s" if "cli_peak_mb" in row else ""),
                       flush=True)
                 path.unlink()

@@ -4,8 +4,10 @@ Each matcher starts from the one node the scanner pointed at (an identifier or
 an integer literal) and looks only at its neighbourhood: the enclosing call,
 binary expression, loop or declaration, plus, for one-step lookups such as "this
 variable was assigned a ballot", the text of the enclosing function. None of
-them walks the tree. Inside #define bodies, which tree-sitter keeps as text,
-the matchers that can judge lexically do so and the others stay silent.
+them walks the tree: enclosing nodes come from the classifier's NodePath (the
+node is path.at(depth), its parent path.at(depth - 1)). Inside #define
+bodies, which tree-sitter keeps as text, the matchers that can judge lexically
+do so and the others stay silent.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from hipport.parse.sites import LintHit, NameSite, Role
+from hipport.parse.tree_path import NodePath
 from hipport.rules.lintrules import LintIndex, StructuralLint, int_value
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -20,76 +23,86 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CALL_WRAPPERS = {"parenthesized_expression", "cast_expression"}
 COMMUTATIVE = {"&", "|", "^", "*", "+"}
 DEVICE_QUALIFIERS = (b"__global__", b"__device__")
-FUNCTION_NODES = {"function_definition", "lambda_expression"}
+FUNCTION_NODES = frozenset({"function_definition", "lambda_expression"})
+SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text _scope_text gives
+DECLARATIONS = frozenset({"declaration", "field_declaration"})
 _ASM_TEXT = re.compile(rb'\s*(?:(?:volatile|__volatile__|inline|goto)\s*)*\(\s*((?:"(?:\\.|[^"\\\n])*"\s*)+)')
 _DEFINE_VALUE = re.compile(
     rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$", re.M)
 
 
-def in_device_function(node, source: bytes) -> bool:
-    """True when node sits in a __global__ or __device__ function (or lambda)."""
-    current = node.parent
-    while current is not None:
-        if current.type in FUNCTION_NODES:
-            declarator = current.child_by_field_name("declarator")
-            head_end = declarator.start_byte if declarator is not None else current.start_byte
-            head = source[current.start_byte:head_end]
-            if current.type == "lambda_expression":
-                body = current.child_by_field_name("body")
-                head = source[current.start_byte:body.start_byte if body is not None else current.end_byte]
-            return any(q in head for q in DEVICE_QUALIFIERS)
-        current = current.parent
-    return False
+def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
+    """True when the node at depth sits in a __global__ or __device__ function (or lambda)."""
+    found = path.nearest(FUNCTION_NODES, depth - 1)
+    if found < 0:
+        return False
+    current = path.at(found)
+    declarator = current.child_by_field_name("declarator")
+    head_end = declarator.start_byte if declarator is not None else current.start_byte
+    head = source[current.start_byte:head_end]
+    if path.type_at(found) == "lambda_expression":
+        body = current.child_by_field_name("body")
+        head = source[current.start_byte:body.start_byte if body is not None else current.end_byte]
+    return any(q in head for q in DEVICE_QUALIFIERS)
 
 
 class LintMatcher:
-    def __init__(self, source: bytes, root, index: LintIndex, not_code: Callable[[int], bool]) -> None:
+    """One file's lint matching; a file parsed in chunks keeps one matcher for all of them."""
+
+    def __init__(self, source: bytes, index: LintIndex) -> None:
         self.source = source
-        self.root = root
         self.index = index
-        self.not_code = not_code
+        # Whether an offset is in a comment or literal by lexing; the classifier sets it per tree.
+        self.not_code: Callable[[int], bool] | None = None
         self._macro_values: dict[str, tuple[int, str]] | None = None
         self._declared: dict[tuple[str, tuple[str, ...]], bool] = {}
+        self._scope_texts: tuple[tuple[int, int], str] | None = None  # the last scope decoded
+        self._file_text: str | None = None
+        self._declarator_counts: dict[int, int] = {}
 
     # -- entry points ------------------------------------------------------------
 
-    def at_name(self, node, start: int, end: int, name: str, site: NameSite | None, rule_ids) -> list[LintHit]:
-        """Hits of the lints rule_ids at a candidate name; node, the tree node there, is known to be code.
+    def at_name(self, path: NodePath, depth: int, start: int, end: int, name: str, site: NameSite | None,
+                rule_ids) -> list[LintHit]:
+        """Hits of the lints rule_ids at a candidate name; path.at(depth), the tree node there,
+        is known to be code.
 
         Each match kind is the method of the same name (call-argument: _call_argument).
         """
         hits = []
         for rule_id in rule_ids:
             rule = self.index.rules[rule_id]
-            hit = getattr(self, "_" + rule.match.replace("-", "_"))(rule, node, start, end, name, site)
+            hit = getattr(self, "_" + rule.match.replace("-", "_"))(rule, path, depth, start, end, name, site)
             if hit is not None:
                 hit.trigger = name
                 hits.append(hit)
         return hits
 
-    def at_literal(self, start: int, end: int, value: int) -> list[LintHit]:
+    def at_literal(self, path: NodePath, start: int, end: int, value: int) -> list[LintHit]:
+        """Hits at an integer literal; path walks the literals of one tree in order."""
         rule_ids = self.index.by_literal.get(value, ())
         if not rule_ids or self.not_code(start):
             return []
-        node = self.root.descendant_for_byte_range(start, end)
-        if node is None:
-            return []
-        if node.type == "preproc_arg":
+        node = path.seek(start, end)
+        depth = path.depth
+        node_type = path.type_at(depth)
+        if node_type == "preproc_arg":
             return [hit for rule_id in rule_ids
                     if (hit := self._lexical_binary(self.index.rules[rule_id], node, start, end, value)) is not None]
-        if node.type != "number_literal" or node.start_byte != start or node.end_byte != end:
+        if node_type != "number_literal" or node.start_byte != start or node.end_byte != end:
             return []
         hits = []
         for rule_id in rule_ids:
             rule = self.index.rules[rule_id]
-            hit = getattr(self, "_" + rule.match.replace("-", "_"))(rule, node, value)
+            hit = getattr(self, "_" + rule.match.replace("-", "_"))(rule, path, depth, value)
             if hit is not None:
                 hits.append(hit)
         return hits
 
     # -- name-triggered matchers ---------------------------------------------------
 
-    def _call_argument(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
+    def _call_argument(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
         if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
             return None
         a, b = site.arguments[rule.argument]
@@ -103,36 +116,40 @@ class LintMatcher:
         return LintHit(rule.index, a, b, text, call=site.start, argument=rule.argument, fixable=direct,
                        detail=detail)
 
-    def _call_result_type(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
-        call = node.parent
-        if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
+    def _call_result_type(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
+        node, call = path.at(depth), path.at(depth - 1)
+        if call is None or path.type_at(depth - 1) != "call_expression" or \
+                call.child_by_field_name("function") != node:
             return None
-        expression, consumer = call, call.parent
-        while consumer is not None and consumer.type in CALL_WRAPPERS:
-            expression, consumer = consumer, consumer.parent
-        if consumer is None:
+        expression_at, consumer_at = depth - 1, depth - 2
+        while path.type_at(consumer_at) in CALL_WRAPPERS:
+            expression_at, consumer_at = consumer_at, consumer_at - 1
+        if consumer_at < 0:
             return None
-        if consumer.type == "init_declarator" and consumer.child_by_field_name("value") == expression:
-            declaration = consumer.parent
+        expression, consumer = path.at(expression_at), path.at(consumer_at)
+        consumer_type = path.type_at(consumer_at)
+        if consumer_type == "init_declarator" and consumer.child_by_field_name("value") == expression:
+            declaration = path.at(consumer_at - 1)
             type_node = declaration.child_by_field_name("type") if declaration is not None else None
             if type_node is None or self._text(type_node) not in rule.types:
                 return None
-            single = len(declaration.children_by_field_name("declarator")) == 1
             return LintHit(rule.index, type_node.start_byte, type_node.end_byte, self._text(type_node),
-                           fixable=single)
-        if consumer.type == "assignment_expression" and consumer.child_by_field_name("right") == expression:
+                           fixable=self._declarator_count(declaration) == 1)
+        if consumer_type == "assignment_expression" and consumer.child_by_field_name("right") == expression:
             left = consumer.child_by_field_name("left")
             operator = consumer.child_by_field_name("operator")
             if left is None or left.type != "identifier" or operator is None or self._text(operator) != "=":
                 return None
-            declared = self._declared_type(self._text(left), rule.types, self._scope_text(node))
+            declared = self._declared_type(self._text(left), rule.types, self._scope_text(path, depth))
             if declared is None:
                 return None
             return LintHit(rule.index, left.start_byte, left.end_byte, declared, fixable=False,
                            detail=f"('{self._text(left)}' is declared '{declared}')")
         return None
 
-    def _call_on_call(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
+    def _call_on_call(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
         if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
             return None
         a, b = site.arguments[rule.argument]
@@ -141,17 +158,17 @@ class LintMatcher:
             return LintHit(rule.index, start, end, name)
         variable = text.strip()
         if IDENT.fullmatch(variable):
-            scope = self._scope_text(node)
+            scope = self._scope_text(path, depth)
             if re.search(rf"\b{variable}\s*=(?!=)\s*[\s(]*(?:{rule.calls})\s*\(", scope):
                 return LintHit(rule.index, start, end, name, fixable=False,
                                detail=f"('{variable}' holds a ballot)")
         return None
 
-    def _asm(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
+    def _asm(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
         text = None
-        parent = node.parent
-        if node.type == name and parent is not None and parent.type == "gnu_asm_expression":
-            code = parent.child_by_field_name("assembly_code")
+        if path.type_at(depth) == name and path.type_at(depth - 1) == "gnu_asm_expression":
+            code = path.at(depth - 1).child_by_field_name("assembly_code")
             text = self._text(code) if code is not None else ""
         else:
             m = _ASM_TEXT.match(self.source, end)
@@ -159,27 +176,30 @@ class LintMatcher:
                 return None
             text = m.group(1).decode("utf-8", "replace")
         found = re.search(rule.text, text)
-        if found is not None or (rule.device_code and in_device_function(node, self.source)):
+        if found is not None or (rule.device_code and in_device_function(path, depth, self.source)):
             # Named by the PTX it contains, which says more than the keyword.
             return LintHit(rule.index, start, end, found.group().strip() if found is not None else name)
         return None
 
-    def _name(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
+    def _name(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
         if site is None or site.role not in (Role.USE, Role.NAMESPACE):
             return None
         return LintHit(rule.index, start, end, name)
 
-    def _template_type(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
-        parent = node.parent
-        if node.type == "type_identifier" and parent is not None and parent.type == "template_type" and \
-                parent.child_by_field_name("name") == node:
+    def _template_type(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
+        node_type = path.type_at(depth)
+        if node_type == "type_identifier" and path.type_at(depth - 1) == "template_type" and \
+                path.at(depth - 1).child_by_field_name("name") == path.at(depth):
             return LintHit(rule.index, start, end, name)
-        if node.type in ("ERROR", "preproc_arg") and self.source[end:end + 8].lstrip().startswith(b"<"):
+        if node_type in ("ERROR", "preproc_arg") and self.source[end:end + 8].lstrip().startswith(b"<"):
             return LintHit(rule.index, start, end, name)
         return None
 
-    def _macro_test(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
-        if node.type not in ("identifier", "preproc_arg", "ERROR"):
+    def _macro_test(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
+        if path.type_at(depth) not in ("identifier", "preproc_arg", "ERROR"):
             return None
         # Judged from the directive's text, not the tree: error recovery can
         # shape the same directive differently from one run to the next, and a
@@ -191,7 +211,7 @@ class LintMatcher:
             if line_end < 0:
                 line_end = len(self.source)
                 break
-            if not self.source[:line_end].rstrip(b"\r").endswith(b"\\"):
+            if not _ends_in_backslash(self.source, line_end):
                 break
             line_end += 1
         line = self.source[line_start:line_end].decode("utf-8", "replace")
@@ -208,11 +228,11 @@ class LintMatcher:
         presence = len(re.findall(rf"\bdefined\s*\(?\s*{escaped}\b", line))
         return LintHit(rule.index, start, end, name, fixable=uses == presence)
 
-    def _member(self, rule: StructuralLint, node, start, end, name, site) -> LintHit | None:
-        parent = node.parent
-        if node.type != "field_identifier" or parent is None or parent.type != "field_expression":
+    def _member(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+            site) -> LintHit | None:
+        if path.type_at(depth) != "field_identifier" or path.type_at(depth - 1) != "field_expression":
             return None
-        receiver = parent.child_by_field_name("argument")
+        receiver = path.at(depth - 1).child_by_field_name("argument")
         while receiver is not None and receiver.type in ("subscript_expression", "parenthesized_expression",
                                                          "pointer_expression"):
             receiver = receiver.child_by_field_name("argument") or (
@@ -225,9 +245,9 @@ class LintMatcher:
 
     # -- literal-triggered matchers --------------------------------------------------
 
-    def _binary_operand(self, rule: StructuralLint, node, value: int) -> LintHit | None:
-        parent = node.parent
-        if parent is None or parent.type != "binary_expression":
+    def _binary_operand(self, rule: StructuralLint, path: NodePath, depth: int, value: int) -> LintHit | None:
+        node, parent = path.at(depth), path.at(depth - 1)
+        if path.type_at(depth - 1) != "binary_expression":
             return None
         operator = parent.child_by_field_name("operator")
         op = self._text(operator) if operator is not None else ""
@@ -240,25 +260,24 @@ class LintMatcher:
             other = right
         else:
             return None
-        if other is None or not self._mentions(self._text(other), rule.operand, node):
+        if other is None or not self._mentions(self._text(other), rule.operand, path, depth):
             return None
         return LintHit(rule.index, parent.start_byte, parent.end_byte, self._text(parent))
 
-    def _loop_bound(self, rule: StructuralLint, node, value: int) -> LintHit | None:
+    def _loop_bound(self, rule: StructuralLint, path: NodePath, depth: int, value: int) -> LintHit | None:
         loop = None
-        parent = node.parent
+        node = path.at(depth)
         if rule.position == "condition":
-            if parent is not None and parent.type == "binary_expression" and parent.parent is not None and \
-                    parent.parent.type == "for_statement" and \
-                    parent.parent.child_by_field_name("condition") == parent:
-                loop = parent.parent
+            if path.type_at(depth - 1) == "binary_expression" and path.type_at(depth - 2) == "for_statement" and \
+                    path.at(depth - 2).child_by_field_name("condition") == path.at(depth - 1):
+                loop = path.at(depth - 2)
         else:
-            current = parent
-            if current is not None and current.type in ("init_declarator", "assignment_expression"):
-                owner = current.parent if current.type == "init_declarator" else current
-                if owner is not None and owner.parent is not None and owner.parent.type == "for_statement" and \
-                        owner.parent.child_by_field_name("initializer") == owner:
-                    loop = owner.parent
+            current_type = path.type_at(depth - 1)
+            if current_type in ("init_declarator", "assignment_expression"):
+                owner_at = depth - 2 if current_type == "init_declarator" else depth - 1
+                if owner_at >= 0 and path.type_at(owner_at - 1) == "for_statement" and \
+                        path.at(owner_at - 1).child_by_field_name("initializer") == path.at(owner_at):
+                    loop = path.at(owner_at - 1)
         if loop is None:
             return None
         body = loop.child_by_field_name("body")
@@ -266,21 +285,18 @@ class LintMatcher:
             return None
         return LintHit(rule.index, node.start_byte, node.end_byte, self._text(node))
 
-    def _shared_array(self, rule: StructuralLint, node, value: int) -> LintHit | None:
-        array = node.parent
-        if array is None or array.type != "array_declarator" or array.child_by_field_name("size") != node:
+    def _shared_array(self, rule: StructuralLint, path: NodePath, depth: int, value: int) -> LintHit | None:
+        node, array = path.at(depth), path.at(depth - 1)
+        if path.type_at(depth - 1) != "array_declarator" or array.child_by_field_name("size") != node:
             return None
         inner = array.child_by_field_name("declarator")
-        if inner is None or inner.type != "identifier" or (array.parent is not None and
-                                                             array.parent.type == "array_declarator"):
+        if inner is None or inner.type != "identifier" or path.type_at(depth - 2) == "array_declarator":
             return None  # a multi-dimensional tile, not one slot per warp
-        declaration = array.parent
-        while declaration is not None and declaration.type not in ("declaration", "field_declaration"):
-            declaration = declaration.parent
+        declaration = path.at(path.nearest(DECLARATIONS, depth - 2))
         if declaration is None or b"__shared__" not in self.source[declaration.start_byte:array.start_byte]:
             return None
         array_name = self._text(inner)
-        scope = self._scope_text(node)
+        scope = self._scope_text(path, depth)
         for m in re.finditer(rf"\b{array_name}\s*\[([^\]]*)\]", scope):
             if re.search(rule.subscript, m.group(1)):
                 return LintHit(rule.index, node.start_byte, node.end_byte, self._text(node))
@@ -311,23 +327,38 @@ class LintMatcher:
     def _text(self, node) -> str:
         return " ".join(self.source[node.start_byte:node.end_byte].decode("utf-8", "replace").split())
 
-    def _scope_text(self, node) -> str:
-        """The enclosing function's text, or the macro body's, or the whole file."""
-        current = node
-        while current is not None:
-            if current.type in FUNCTION_NODES or current.type == "preproc_arg":
-                return self.source[current.start_byte:current.end_byte].decode("utf-8", "replace")
-            current = current.parent
-        return self.source.decode("utf-8", "replace")
+    def _scope_text(self, path: NodePath, depth: int) -> str:
+        """The text of the function (or macro body) enclosing the node at depth, or of the whole file.
 
-    def _mentions(self, text: str, operand: str, node) -> bool:
+        Decoded once per scope for the hits in a row that share it, and once per file.
+        """
+        found = path.nearest(SCOPE_NODES, depth)
+        if found < 0:
+            if self._file_text is None:
+                self._file_text = self.source.decode("utf-8", "replace")
+            return self._file_text
+        span = path.at(found).byte_range
+        if self._scope_texts is None or self._scope_texts[0] != span:
+            self._scope_texts = (span, self.source[span[0]:span[1]].decode("utf-8", "replace"))
+        return self._scope_texts[1]
+
+    def _declarator_count(self, declaration) -> int:
+        """How many declarators a declaration has; remembered, since `int a = f(), b = f(), ...`
+        would otherwise list them again for every call."""
+        count = self._declarator_counts.get(declaration.start_byte)
+        if count is None:
+            count = self._declarator_counts[declaration.start_byte] = \
+                len(declaration.children_by_field_name("declarator"))
+        return count
+
+    def _mentions(self, text: str, operand: str, path: NodePath | None, depth: int = 0) -> bool:
         """text names an identifier matching operand, or one assigned from such a name in scope."""
         names = IDENT.findall(text)
         if any(re.fullmatch(operand, n) for n in names):
             return True
-        if node is None:
+        if path is None:
             return False
-        scope = self._scope_text(node)
+        scope = self._scope_text(path, depth)
         for n in set(names):
             for m in re.finditer(rf"\b{n}\s*=(?!=)([^;]*)", scope):
                 if any(re.fullmatch(operand, source_name) for source_name in IDENT.findall(m.group(1))):
@@ -357,6 +388,13 @@ class LintMatcher:
                 if value is not None:
                     self._macro_values[m.group(1).decode("ascii")] = (value, m.group(2).decode("ascii"))
         return self._macro_values.get(name, (None, ""))
+
+
+def _ends_in_backslash(source: bytes, end: int) -> bool:
+    """source[:end].rstrip(b"\\r").endswith(b"\\\\"), without copying the text before end."""
+    while end > 0 and source[end - 1] == 0x0D:
+        end -= 1
+    return end > 0 and source[end - 1] == 0x5C
 
 
 def _operand_start(text: bytes) -> int:

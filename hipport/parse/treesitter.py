@@ -1,13 +1,17 @@
 """The default parser backend: tree-sitter with the CUDA grammar.
 
 The scanner has already found the candidate bytes; this module parses the file
-once and asks the tree what each candidate is, with one descendant lookup per
-candidate instead of a Python walk over every node.
+once and asks the tree what each candidate is. The candidates come sorted by
+offset, so one forward walk down the tree finds them all (NodePath), and the
+enclosing nodes the questions need come from that walk's path, never from
+node.parent, which in tree-sitter searches again from the root. Files above
+CHUNK_ABOVE bytes are parsed in pieces (ts_chunks) so that only one piece's
+tree is in memory at a time.
 """
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 from hipport.parse.lint_match import LintMatcher, in_device_function
@@ -15,6 +19,8 @@ from hipport.parse.lines import end_of_line
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
 from hipport.parse.scan import Candidates
 from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role
+from hipport.parse.tree_path import NODE, TYPE, NodePath
+from hipport.parse.ts_chunks import CHUNK_ABOVE, CHUNK_BYTES, NoSafeCut, chunk_trees
 
 IDENTIFIER_NODES = {"identifier", "type_identifier", "namespace_identifier", "field_identifier"}
 NOT_CODE = {
@@ -37,7 +43,9 @@ NAMED_DECLARATIONS = {
 TAGGED_TYPES = {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
 TYPE_PARAMETERS = {"type_parameter_declaration", "optional_type_parameter_declaration",
                    "variadic_type_parameter_declaration"}
-CONDITIONAL_BLOCKS = {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+# The parents an identifier may be declared in; under any other it is a use.
+MAY_DECLARE = NAMED_DECLARATIONS | TAGGED_TYPES | TYPE_PARAMETERS | DECLARATOR_WRAPPERS | DECLARATION_OWNERS
+CONDITIONAL_BLOCKS = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
 MACRO_DEFINITIONS = {"preproc_def", "preproc_function_def"}
 # Comments and literals found by lexing alone. Used where tree-sitter recovered
 # from an error, since its recovery can read an unterminated comment as code;
@@ -63,86 +71,201 @@ def _parser():
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
+@lru_cache(maxsize=1)
+def _comment_kind() -> int:
+    return _parser().language.id_for_node_kind("comment", True)
+
+
+def _spans_of_code(nodes) -> list[tuple[int, int]]:
+    """(start, end) of each node that is not a comment (by kind id: the grammar has one "comment")."""
+    comment = _comment_kind()
+    return [node.byte_range for node in nodes if node.kind_id != comment]
+
+
 class TreeSitterBackend:
     name = "tree-sitter"
 
+    def __init__(self, chunk_above: int = CHUNK_ABOVE, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.chunk_above = chunk_above
+        self.chunk_bytes = chunk_bytes
+
     def parse(self, source: bytes, candidates: Candidates, markers: frozenset[str]) -> ParsedFile:
+        if len(source) > self.chunk_above:
+            parsed = _parse_in_chunks(source, candidates, markers, self.chunk_bytes)
+            if parsed is not None:
+                return parsed
         tree = _parser().parse(source)
-        return _Classifier(source, tree.root_node, markers).run(candidates)
+        out = _Found()
+        _Classifier(source, tree.root_node, markers).run(candidates, out)
+        return out.parsed(source)
+
+
+def _parse_in_chunks(source: bytes, candidates: Candidates, markers: frozenset[str],
+                     chunk_bytes: int) -> ParsedFile | None:
+    """Classify a big file one chunk's tree at a time (hipport.parse.ts_chunks says where it
+    may be cut); None when no safe cut was found and the file must be parsed whole."""
+    out = _Found()
+    guard_start = _UNKNOWN
+    matcher = None
+    pieces = _CandidatePieces(candidates)
+    try:
+        for tree, own_start, own_end in chunk_trees(source, chunk_bytes):
+            classifier = _Classifier(source, tree.root_node, markers, guard_start, matcher)
+            guard_start, matcher = classifier.guard_start, classifier.matcher
+            classifier.run(pieces.until(own_end), out)
+            del classifier, tree  # one chunk's tree alive at a time
+    except NoSafeCut:
+        return None
+    return out.parsed(source)
+
+
+class _CandidatePieces:
+    """The candidates of consecutive pieces of a file, each by the offset the classifier looks up."""
+
+    def __init__(self, candidates: Candidates) -> None:
+        self.candidates = candidates
+        self.include_at = [m.start("line") + m.group("line").index(b"#") for m in candidates.includes]
+        self.taken = [0, 0, 0, 0]  # names, literals, includes, launches handed out so far
+
+    def until(self, end: int) -> Candidates:
+        c, taken = self.candidates, self.taken
+        names = bisect_left(c.names, end, taken[0], key=lambda n: n[0])
+        literals = bisect_left(c.literals, end, taken[1], key=lambda n: n[0])
+        includes = bisect_left(self.include_at, end, taken[2])
+        launches = bisect_left(c.launches, end, taken[3])
+        piece = Candidates(c.names[taken[0]:names], c.includes[taken[2]:includes], c.launches[taken[3]:launches],
+                           c.literals[taken[1]:literals], lints=c.lints)
+        self.taken = [names, literals, includes, launches]
+        return piece
+
+
+class _Found:
+    """What classification found, kept in the order one whole-file pass would give it."""
+
+    __slots__ = ("names", "includes", "launches", "name_hits", "literal_hits", "syntax_error_at",
+                 "syntax_error_detail")
+
+    def __init__(self) -> None:
+        self.names: list[NameSite] = []
+        self.includes: list[IncludeSite] = []
+        self.launches: list[LaunchSite] = []
+        self.name_hits: list = []
+        self.literal_hits: list = []
+        self.syntax_error_at: int | None = None
+        self.syntax_error_detail = ""
+
+    def parsed(self, source: bytes) -> ParsedFile:
+        return ParsedFile(
+            names=self.names, includes=self.includes, launches=self.launches,
+            syntax_error_at=self.syntax_error_at, syntax_error_detail=self.syntax_error_detail,
+            top_insert_at=3 if source.startswith(b"\xef\xbb\xbf") else 0,
+            lint_hits=self.name_hits + self.literal_hits,
+        )
+
+
+_UNKNOWN = object()  # the include guard of a chunk's file, before the first chunk has said
 
 
 class _Classifier:
-    def __init__(self, source: bytes, root, markers: frozenset[str]) -> None:
+    def __init__(self, source: bytes, root, markers: frozenset[str], guard_start=_UNKNOWN,
+                 matcher: LintMatcher | None = None) -> None:
         self.source = source
         self.root = root
         self.markers = markers
         self.macro_bodies: dict[int, dict[int, MacroIdentifier]] = {}
-        self.guard_start = self._include_guard_start()
+        self.guard_start = self._include_guard_start() if guard_start is _UNKNOWN else guard_start
         self.not_code = self._lex_not_code() if root.has_error else None
+        self.matcher = matcher
 
-    def run(self, candidates: Candidates) -> ParsedFile:
-        parsed = ParsedFile(top_insert_at=3 if self.source.startswith(b"\xef\xbb\xbf") else 0)
+    def run(self, candidates: Candidates, out: _Found) -> None:
         lints = candidates.lints
-        matcher = LintMatcher(self.source, self.root, lints, self._lexically_not_code) if lints is not None else None
+        if lints is not None and self.matcher is None:
+            self.matcher = LintMatcher(self.source, lints)
+        matcher = self.matcher if lints is not None else None
+        try:
+            if matcher is not None:
+                matcher.not_code = self._lexically_not_code
+            self._run(candidates, out, lints, matcher)
+        finally:
+            if matcher is not None:
+                matcher.not_code = None  # the matcher outlives this chunk's tree; let the tree go
+
+    def _run(self, candidates: Candidates, out: _Found, lints, matcher) -> None:
+        path = NodePath(self.root)
+        frames = path.frames  # the path's own list, moved by each seek
+        not_code = self.not_code
+        rules_at: dict[str, tuple] = {}  # name -> the lints it triggers
         for start, end, name in candidates.names:
-            found = self._locate(start, end)
-            site = self._classify_name(found, start, end, name) if found is not None else None
+            # Where the candidate is, and whether that is code: the types of the node and its
+            # parent are read once, into their frames.
+            node = path.seek(start, end)
+            depth = len(frames) - 1
+            frame = frames[depth]
+            node_type = frame[TYPE]
+            if node_type is None:
+                node_type = frame[TYPE] = node.type
+            if node_type in NOT_CODE:
+                continue
+            if depth:
+                parent = frames[depth - 1]
+                if parent[TYPE] is None:
+                    parent[TYPE] = parent[NODE].type
+                if parent[TYPE] in NOT_CODE:
+                    continue
+            if not_code is not None and self._lexically_not_code(start):
+                continue
+            site = self._classify_name(path, depth, start, end, name)
             if site is not None:
-                parsed.names.append(site)
-            rule_ids = lints.for_name(name) if matcher is not None else ()
-            if rule_ids and found is not None and (found[1] != "preproc_arg" or site is not None):
-                parsed.lint_hits.extend(matcher.at_name(found[0], start, end, name, site, rule_ids))
-        if matcher is not None:
+                out.names.append(site)
+            if matcher is None:
+                continue
+            rule_ids = rules_at.get(name)
+            if rule_ids is None:
+                rule_ids = rules_at[name] = lints.for_name(name)
+            if rule_ids and (node_type != "preproc_arg" or site is not None):
+                out.name_hits.extend(matcher.at_name(path, depth, start, end, name, site, rule_ids))
+        if matcher is not None and candidates.literals:
+            path = NodePath(self.root)
             for start, end, value in candidates.literals:
-                parsed.lint_hits.extend(matcher.at_literal(start, end, value))
-        for match in candidates.includes:
-            site = self._include(match)
-            if site is not None:
-                parsed.includes.append(site)
-        for offset in candidates.launches:
-            site = self._launch(offset)
-            if site is not None:
-                parsed.launches.append(site)
+                out.literal_hits.extend(matcher.at_literal(path, start, end, value))
+        if candidates.includes:
+            path = NodePath(self.root)
+            for match in candidates.includes:
+                site = self._include(path, match)
+                if site is not None:
+                    out.includes.append(site)
+        if candidates.launches:
+            path = NodePath(self.root)
+            for offset in candidates.launches:
+                site = self._launch(path, offset)
+                if site is not None:
+                    out.launches.append(site)
         if self.root.has_error:
             node = self._first_error()
-            parsed.syntax_error_at = node.start_byte
-            parsed.syntax_error_detail = "missing " + node.type if node.is_missing else "unexpected text"
-        return parsed
+            out.syntax_error_at = node.start_byte
+            out.syntax_error_detail = "missing " + node.type if node.is_missing else "unexpected text"
 
     # -- names -----------------------------------------------------------------
 
-    def _locate(self, start: int, end: int):
-        """(node, its type, its parent) at a candidate, or None when the candidate is in a comment
-        or a literal. Each is asked for once: every property read is a call into tree-sitter."""
-        node = self.root.descendant_for_byte_range(start, end)
-        if node is None:
-            return None
-        node_type = node.type
-        if node_type in NOT_CODE:
-            return None
-        parent = node.parent
-        if parent is not None and parent.type in NOT_CODE:
-            return None
-        if self.not_code is not None and self._lexically_not_code(start):
-            return None
-        return node, node_type, parent
-
-    def _classify_name(self, found, start: int, end: int, name: str) -> NameSite | None:
-        node, node_type, parent = found
+    def _classify_name(self, path: NodePath, depth: int, start: int, end: int, name: str) -> NameSite | None:
+        frame = path.frames[depth]
+        node, node_type = frame[NODE], frame[TYPE]
         if node_type == "preproc_arg":
-            return self._macro_body_name(node, parent, start, end, name)
+            return self._macro_body_name(node, path.at(depth - 1), start, end, name)
         if name in self.markers:
             return NameSite(start, end, name, Role.MARKER)
-        if node_type in IDENTIFIER_NODES and node.start_byte == start and node.end_byte == end:
-            return self._identifier(node, node_type, parent, start, end, name)
+        if node_type in IDENTIFIER_NODES and node.byte_range == (start, end):
+            return self._identifier(path, depth, start, end, name)
         if node_type == name:  # a keyword token of the CUDA grammar
             return NameSite(start, end, name, Role.MARKER)
         return self._lexical_fallback(start, end, name)
 
-    def _identifier(self, node, node_type: str, parent, start: int, end: int, name: str) -> NameSite | None:
-        ptype = parent.type if parent is not None else ""
+    def _identifier(self, path: NodePath, depth: int, start: int, end: int, name: str) -> NameSite | None:
+        frames = path.frames
+        node, node_type = frames[depth][NODE], frames[depth][TYPE]
+        parent, ptype = (frames[depth - 1][NODE], frames[depth - 1][TYPE]) if depth else (None, "")
         if node_type == "field_identifier":
-            if self._is_declarator_of(node, parent):
+            if ptype in MAY_DECLARE and self._is_declarator_of(path, depth):
                 return NameSite(start, end, name, Role.DECLARATION)
             return None  # a member of some type: obj.cudaFree, p->cudaStream
         if node_type == "namespace_identifier":
@@ -150,52 +273,51 @@ class _Classifier:
                     parent.child_by_field_name("name") == node:
                 return NameSite(start, end, name, Role.DECLARATION)
             return NameSite(start, end, name, Role.NAMESPACE)
-        if ptype == "using_declaration" and _previous_token_is(node, "namespace"):
+        if ptype == "using_declaration" and path.previous_sibling_type(depth) == "namespace":
             return NameSite(start, end, name, Role.NAMESPACE)
         if ptype == "qualified_identifier":
             if parent.child_by_field_name("scope") is not None:
                 return None  # a member of a user namespace or class: Fake::cudaMalloc
         if ptype == "preproc_params":
             return None
-        if self._is_declaration(node, parent, ptype):
+        if ptype in MAY_DECLARE and self._is_declaration(path, depth, node, parent, ptype):
             return NameSite(start, end, name, Role.DECLARATION)
         call = parent if ptype == "call_expression" else None
-        if ptype == "qualified_identifier" and parent.parent is not None and parent.parent.type == "call_expression":
-            call = parent.parent  # ::cudaMalloc(...)
+        if ptype == "qualified_identifier" and path.type_at(depth - 2) == "call_expression":
+            call = path.at(depth - 2)  # ::cudaMalloc(...)
         arguments = None
         if call is not None and call.child_by_field_name("function") in (node, parent):
             args = call.child_by_field_name("arguments")
             if args is not None and args.type == "argument_list":
-                arguments = [(c.start_byte, c.end_byte) for c in args.named_children if c.type != "comment"]
+                arguments = _spans_of_code(args.named_children)
         return NameSite(start, end, name, Role.USE, arguments=arguments)
 
-    def _is_declaration(self, node, parent, ptype: str) -> bool:
+    def _is_declaration(self, path: NodePath, depth: int, node, parent, ptype: str) -> bool:
         if ptype in NAMED_DECLARATIONS:
             return parent.child_by_field_name("name") == node
         if ptype in TAGGED_TYPES:
             return parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
         if ptype in TYPE_PARAMETERS:
             return True
-        return self._is_declarator_of(node, parent)
+        return self._is_declarator_of(path, depth)
 
     @staticmethod
-    def _is_declarator_of(node, parent) -> bool:
-        """parent: node.parent, which the caller has already."""
-        current = node
-        while parent is not None and parent.type in DECLARATOR_WRAPPERS:
-            if current not in parent.children_by_field_name("declarator"):
+    def _is_declarator_of(path: NodePath, depth: int) -> bool:
+        """The node at depth is what a declaration declares (through pointer, array, ... declarators)."""
+        current, parent = depth, depth - 1
+        while parent >= 0 and path.type_at(parent) in DECLARATOR_WRAPPERS:
+            if path.field_at(current) != "declarator":
                 return False
-            current, parent = parent, parent.parent
-        if parent is None or parent.type not in DECLARATION_OWNERS:
+            current, parent = parent, parent - 1
+        owner = path.type_at(parent)
+        if owner not in DECLARATION_OWNERS or path.field_at(current) != "declarator":
             return False
-        if current not in parent.children_by_field_name("declarator"):
-            return False
-        if parent.type == "function_definition" and _inside_function_body(parent):
+        if owner == "function_definition" and _inside_function_body(path, parent):
             return False  # C++ has no nested functions: a macro like LOOP(i, n) { ... }
         # A declaration tree-sitter assembled while recovering from an error is
         # a guess (`"text" cudaMemcpy(a, b)` reads as one); treat it as a use.
-        suspect = current if parent.type == "function_definition" else parent
-        return not suspect.has_error
+        suspect = current if owner == "function_definition" else parent
+        return not path.at(suspect).has_error
 
     def _macro_body_name(self, body, definition, start: int, end: int, name: str) -> NameSite | None:
         tokens = self.macro_bodies.get(body.start_byte)
@@ -262,15 +384,14 @@ class _Classifier:
 
     # -- includes and launches -------------------------------------------------
 
-    def _include(self, match) -> IncludeSite | None:
+    def _include(self, path: NodePath, match) -> IncludeSite | None:
         line_start = match.start("line")
         hash_at = line_start + match.group("line").index(b"#")
         if self.not_code is not None and self._lexically_not_code(hash_at):
             return None
-        node = self.root.descendant_for_byte_range(hash_at, hash_at + 1)
-        if node is None:
-            return None
-        is_include = node.parent is not None and node.parent.type == "preproc_include"
+        path.seek(hash_at, hash_at + 1)
+        depth = path.depth
+        is_include = path.type_at(depth - 1) == "preproc_include"
         # After error recovery the tree may not show the directive; the lexer
         # has already ruled out comments and strings, and that is enough.
         if not is_include and self.not_code is None:
@@ -279,45 +400,23 @@ class _Classifier:
             line_start=line_start, line_end=end_of_line(self.source, match.end()),
             path_start=match.start(3), path_end=match.end(3),
             path=match.group(3).decode("utf-8", "replace"),
-            scope=self._scope(node.parent if is_include else node),
+            scope=self._scope(path, depth - 1 if is_include else depth),
         )
 
-    def _scope(self, node) -> tuple[int, ...]:
-        """The conditional branches enclosing node, outermost first.
+    def _scope(self, path: NodePath, depth: int) -> tuple[int, ...]:
+        """The conditional branches enclosing the node at depth, outermost first.
 
         tree-sitter nests #else/#elif inside the #if they continue; a branch
         reached as its parent's `alternative` is not inside the parent's body.
         """
-        path = [*self._ancestors(node), node]
-        return tuple(
-            parent.start_byte for parent, child in zip(path, path[1:])
-            if parent.type in CONDITIONAL_BLOCKS and parent.start_byte != self.guard_start
-            and child != parent.child_by_field_name("alternative")
-        )
-
-    def _ancestors(self, node) -> list:
-        """node's ancestors, root first.
-
-        Walked down from the root with a cursor: each node.parent starts again
-        at the root, so climbing with it is quadratic in the depth (an include
-        under 20,000 nested #ifs took 23 s).
-        """
-        cursor = self.root.walk()
-        path = []
-        while cursor.node != node:
-            path.append(cursor.node)
-            if cursor.goto_first_child_for_byte(node.start_byte) is None:
-                return self._climb(node)  # missed it (zero-width nodes): the slow way
-        return path
-
-    @staticmethod
-    def _climb(node) -> list:
-        path = []
-        parent = node.parent
-        while parent is not None:
-            path.append(parent)
-            parent = parent.parent
-        return path[::-1]
+        scope = []
+        block = path.nearest(CONDITIONAL_BLOCKS, depth - 1)
+        while block >= 0:
+            start = path.at(block).start_byte
+            if start != self.guard_start and path.field_at(block + 1) != "alternative":
+                scope.append(start)
+            block = path.nearest(CONDITIONAL_BLOCKS, block - 1)
+        return tuple(reversed(scope))
 
     def _include_guard_start(self) -> int | None:
         # #ifndef X / #define X wrapping the file is a guard, not a real condition.
@@ -340,16 +439,15 @@ class _Classifier:
             return None
         return None
 
-    def _launch(self, offset: int) -> LaunchSite | None:
+    def _launch(self, path: NodePath, offset: int) -> LaunchSite | None:
         if self.not_code is not None and self._lexically_not_code(offset):
             return None
-        node = self.root.descendant_for_byte_range(offset, offset + 3)
-        if node is None or node.type != "<<<":
+        path.seek(offset, offset + 3)
+        depth = path.depth
+        if path.type_at(depth) != "<<<" or path.type_at(depth - 1) != "kernel_call_syntax" or \
+                path.type_at(depth - 2) != "call_expression":
             return None
-        config_node = node.parent
-        call = config_node.parent if config_node is not None else None
-        if config_node.type != "kernel_call_syntax" or call is None or call.type != "call_expression":
-            return None
+        config_node, call = path.at(depth - 1), path.at(depth - 2)
         kernel = call.children[0]
         args = call.child_by_field_name("arguments") or call.children[-1]
         if args.type != "argument_list":
@@ -361,11 +459,11 @@ class _Classifier:
             start=call.start_byte, end=call.end_byte,
             kernel=(kernel.start_byte, kernel.end_byte),
             kernel_is_template=b"<" in self.source[kernel.start_byte:kernel.end_byte],
-            config=[(c.start_byte, c.end_byte) for c in config_node.named_children if c.type != "comment"],
+            config=_spans_of_code(config_node.named_children),
             config_close=close.end_byte,
             args_open=args.start_byte,
-            arguments=[(c.start_byte, c.end_byte) for c in args.named_children if c.type != "comment"],
-            in_device_code=in_device_function(call, self.source),
+            arguments=_spans_of_code(args.named_children),
+            in_device_code=in_device_function(path, depth - 2, self.source),
         )
 
     def _first_error(self):
@@ -381,17 +479,12 @@ class _Classifier:
                 return node
 
 
-def _inside_function_body(node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type == "compound_statement":
-            return True
-        if parent.type in ("field_declaration_list", "declaration_list", "translation_unit"):
-            return False  # class and namespace bodies hold real definitions
-        parent = parent.parent
-    return False
+# Where climbing from a function definition stops: a block means a function body,
+# class and namespace bodies (and the file) hold real definitions.
+_BODY_OR_CONTAINER = frozenset({"compound_statement", "field_declaration_list", "declaration_list",
+                                "translation_unit"})
 
 
-def _previous_token_is(node, text: str) -> bool:
-    sibling = node.prev_sibling
-    return sibling is not None and sibling.type == text
+def _inside_function_body(path: NodePath, depth: int) -> bool:
+    container = path.nearest(_BODY_OR_CONTAINER, depth - 1)
+    return path.type_at(container) == "compound_statement"
