@@ -14,16 +14,18 @@ def order_edits(edits: list[Edit]) -> tuple[list[Edit], list[Edit]]:
     ordered: list[Edit] = []
     rejected: list[Edit] = []
     last_end = -1
-    for edit in sorted(set(edits), key=lambda e: (e.start, e.end, e.text)):
-        overlaps = edit.start < last_end or (
-            ordered and edit.start == ordered[-1].start and edit.end > edit.start
-            and ordered[-1].end > ordered[-1].start
-        )
-        if overlaps:
-            rejected.append(edit)
+    kept_start = kept_end = -1  # the last edit kept
+    # Keyed by plain tuples, which hash and compare in C: Edit's own hash is Python code,
+    # and this runs for every edit of every file.
+    unique = {(edit.start, edit.end, edit.text): edit for edit in edits}
+    for key in sorted(unique):
+        start, end, _ = key
+        if start < last_end or (start == kept_start and end > start and kept_end > kept_start):
+            rejected.append(unique[key])
             continue
-        ordered.append(edit)
-        last_end = max(last_end, edit.end)
+        ordered.append(unique[key])
+        kept_start, kept_end = start, end
+        last_end = max(last_end, end)
     return ordered, rejected
 
 

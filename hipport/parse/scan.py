@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import is_
 
 from hipport.parse.lines import newline_of
 from hipport.rules.lintrules import LintIndex, int_value, literal_start_ok
@@ -24,6 +26,17 @@ INCLUDE = re.compile(rb'^(?:\xef\xbb\xbf)?(?P<line>[ \t]*#[ \t]*include[ \t]*([<
 # lookbehind costs 4x, so only those files pay for it.
 INCLUDE_AFTER_CR = re.compile(rb"(?:^|(?<=\r))" + INCLUDE.pattern[1:], re.M)
 LAUNCH = re.compile(rb"<<<")
+
+# What the scan runs instead of IDENTIFIER.finditer, with the same results (see _names_in).
+_WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+_DIGITS = b"0123456789"
+_SPACE_OUT = bytes(c if c in _WORD_BYTES else 32 for c in range(256))  # for bytes.translate
+_WORD = bytes(c in _WORD_BYTES for c in range(256))  # byte -> 1 if identifiers hold it
+_DIGIT = bytes(c in _DIGITS for c in range(256))
+_NOT_WORD = re.compile(rb"[^A-Za-z0-9_]")
+# Every include line holds this: a fast search for its '#' finds them, where INCLUDE, anchored
+# at line starts, tries every byte.
+_INCLUDE_HINT = re.compile(rb"#[ \t]*include")
 
 
 @dataclass(slots=True)
@@ -40,31 +53,101 @@ class Candidates:
 
 # A memo that outgrows this is dropped: a huge tree's identifiers must not pile up in memory.
 MEMO_LIMIT = 200_000
+# Identifiers are listed this many bytes at a time: a huge file's words are never all in memory.
+WINDOW = 1 << 20
 
 
 def scan(source: bytes, interesting: Callable[[str], bool], lints: LintIndex | None = None,
          memo: dict[bytes, str] | None = None) -> Candidates:
-    """memo: token -> its name if interesting, else ""; a rule set's own memo carries the
-    answers over to the next file, where most identifiers come back."""
+    """memo: word -> the name of its identifier if interesting, else ""; a rule set's own memo
+    carries the answers over to the next file, where most identifiers come back."""
     if memo is None:
         memo = {}
     elif len(memo) > MEMO_LIMIT:
         memo.clear()
-    names = []
-    known = memo.get
-    for m in IDENTIFIER.finditer(source):
-        token = m.group()
-        name = known(token)
-        if name is None:
-            name = token.decode("ascii")
-            name = memo[token] = name if interesting(name) else ""
-        if name:
-            names.append((*m.span(), name))
-    include_re = INCLUDE_AFTER_CR if newline_of(source) == b"\r" else INCLUDE
-    includes = list(include_re.finditer(source))
+    names: list[tuple[int, int, str]] = []
+    start = 0
+    while start < len(source):
+        end = _window_end(source, start)
+        _names_in(source, start, end, interesting, memo, names)
+        start = end
+    includes = _includes(source, lone_cr=newline_of(source) == b"\r")
     launches = [m.start() for m in LAUNCH.finditer(source)]
     candidates = Candidates(names, includes, launches, lints=lints)
     if candidates and lints is not None and lints.literal_re is not None:
         candidates.literals = [(m.start(), m.end(), int_value(m.group())) for m in lints.literal_re.finditer(source)
                                if literal_start_ok(source, m.start())]
     return candidates
+
+
+def _window_end(source: bytes, start: int) -> int:
+    """Where the window from start ends: after a byte no identifier holds, so none is cut."""
+    if len(source) - start <= WINDOW:
+        return len(source)
+    cut = _NOT_WORD.search(source, start + WINDOW)
+    return cut.end() if cut else len(source)
+
+
+def _names_in(source: bytes, start: int, end: int, interesting: Callable[[str], bool], memo: dict[bytes, str],
+              names: list[tuple[int, int, str]]) -> None:
+    """Append to names the interesting identifiers of source[start:end], as IDENTIFIER.finditer
+    finds them: a match object for each identifier was most of the scan, and few are interesting.
+
+    So the window's words (runs of identifier bytes) are split out in C, the memo answers for
+    each, and only the interesting ones are then located, each by searching its bytes from the
+    end of the one before. A word's identifier is the word less its leading digits (12abc).
+    """
+    window = source if end - start == len(source) else source[start:end]
+    words = window.translate(_SPACE_OUT).split()
+    known = memo.get
+    answers = list(map(known, words))
+    if None in answers:
+        for i in compress(range(len(answers)), map(is_, answers, repeat(None))):
+            word = words[i]
+            answer = known(word)  # the word may have come up earlier in the window
+            if answer is None:
+                name = word.lstrip(_DIGITS).decode("ascii")
+                answer = memo[word] = name if name and interesting(name) else ""
+            answers[i] = answer
+    find = source.find
+    cursor = start
+    for word, name in zip(compress(words, answers), filter(None, answers)):
+        token = word.lstrip(_DIGITS) if _DIGIT[word[0]] else word
+        # Its first occurrence as a whole identifier is this one: an identifier in between with
+        # the same bytes would be interesting too, and located before it.
+        at = find(token, cursor, end)
+        after = at + len(token)
+        while at >= 0 and ((after < end and _WORD[source[after]])
+                           or (at and _WORD[source[at - 1]] and not _starts_identifier(source, at))):
+            at = find(token, at + 1, end)
+            after = at + len(token)
+        if at < 0:
+            raise AssertionError(f"scan lost {token!r} after byte {cursor}")  # cannot happen, see above
+        names.append((at, after, name))
+        cursor = after
+
+
+def _starts_identifier(source: bytes, at: int) -> bool:
+    """Whether IDENTIFIER.finditer starts a match at `at`: no identifier byte before it but digits (12abc)."""
+    before = at
+    while before and _DIGIT[source[before - 1]]:
+        before -= 1
+    return not before or not _WORD[source[before - 1]]
+
+
+def _includes(source: bytes, lone_cr: bool) -> list[re.Match[bytes]]:
+    """INCLUDE.finditer(source), or INCLUDE_AFTER_CR's where lines end with a lone CR, tried only
+    at the start of the lines that hold "#include"."""
+    include_re = INCLUDE_AFTER_CR if lone_cr else INCLUDE
+    found = []
+    line = -1
+    for hint in _INCLUDE_HINT.finditer(source):
+        start = source.rfind(b"\n", 0, hint.start()) + 1
+        if lone_cr:
+            start = max(start, source.rfind(b"\r", 0, hint.start()) + 1)
+        if start != line:  # a line matches once however many hints it holds
+            line = start
+            match = include_re.match(source, start)
+            if match is not None:
+                found.append(match)
+    return found

@@ -21,6 +21,10 @@ from hipport.rules.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
 from hipport.versions import format_version, parse_version
 
+# Looked up once: an enum member read through its class costs more than the test itself,
+# and the engine tests a role for every candidate name of every file.
+_USE, _DECLARATION, _NAMESPACE, _MARKER = Role.USE, Role.DECLARATION, Role.NAMESPACE, Role.MARKER
+
 
 @dataclass
 class FileResult:
@@ -77,6 +81,7 @@ def _port(source: bytes, rules: RuleSet, options: Options, path: str, backend,
 
         backend = TreeSitterBackend()
     parsed = backend.parse(source, candidates, rules.markers)
+    del candidates  # about 3 times a big file's size; the porter below needs only the parse
     result.parsed = True
     _Porter(source, rules, options, result).run(parsed, declared_elsewhere)
     return result
@@ -98,7 +103,7 @@ class _Porter:
         self.reported_once: set = set()
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
-        declared = {site.name for site in parsed.names if site.role is Role.DECLARATION} | declared_elsewhere
+        declared = {site.name for site in parsed.names if site.role is _DECLARATION} | declared_elsewhere
         for site in parsed.names:
             self._name(site, declared)
         for pasted in parsed.pasted:
@@ -135,26 +140,27 @@ class _Porter:
     def _name(self, site: NameSite, declared: set[str]) -> None:
         rules = self.rules
         name = site.name
-        if self._dropped(site.start):
+        role = site.role
+        if self.dropped and self._dropped(site.start):
             return
-        if site.role is Role.MARKER:
+        if role is _MARKER:
             self.uses_device_code = True
             return
-        if site.role is Role.DECLARATION:
+        if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
                 self._finding("HP104", site.start, site.end, name,
                               f"this file declares its own '{name}', so hipport leaves every use of it as written")
             return
         if name in declared and not site.resolved:
             return
-        if site.role is Role.NAMESPACE:
+        if role is _NAMESPACE:
             namespace = rules.namespaces.get(name)
             if namespace is not None:
                 self._rename(site, namespace.hip, namespace.library, name)
             return
         rule = rules.names.get(name)
         rewrite = rules.rewrites.get(name)
-        if rewrite is not None and site.role is Role.USE and (rule is None or rule.origin.builtin):
+        if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
             self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
             return
         if rule is not None:
@@ -184,16 +190,17 @@ class _Porter:
     def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
         name = rule.cuda
         target = rule.roc if self.options.roc and rule.roc else rule.hip
-        library = self.rules.library_titles.get(rule.library, rule.library)
         if target is None:
+            library = self.rules.library_titles.get(rule.library, rule.library)
             hint = f"; use {rule.replacement}" if rule.replacement else ""
             self._finding("HP101", site.start, site.end, name,
                           f"'{name}' ({library}) has no HIP equivalent{hint}", library=rule.library)
             return
-        self._rename(site, target, rule.library, name)
-        if rule.library in self.rules.runtime_libraries:
+        library = rule.library
+        self._rename(site, target, library, name)
+        if library in self.rules.runtime_libraries:
             self.uses_runtime_api = True
-            if rule.library == "Device_API" and (target != name or name.startswith("__")):
+            if library == "Device_API" and (target != name or name.startswith("__")):
                 self.uses_device_code = True
         self._version_findings(site, rule, target)
         wrap = self.rules.wraps.get(name)

@@ -11,7 +11,15 @@ from __future__ import annotations
 import signal
 import threading
 
-_SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None)
+try:
+    # The C function signal.signal wraps: the wrapper's enum conversions cost more than the
+    # call itself, and a tree run holds the signals around every file it writes.
+    from _signal import SIG_DFL as _DEFAULT
+    from _signal import signal as _set_handler
+except ImportError:  # not CPython
+    _DEFAULT, _set_handler = signal.SIG_DFL, signal.signal
+
+_SIGNALS = tuple(int(s) for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None)
 
 
 class HeldInterrupts:
@@ -24,7 +32,7 @@ class HeldInterrupts:
     def __enter__(self) -> "HeldInterrupts":
         if threading.current_thread() is threading.main_thread():  # only there can handlers be set
             for signum in _SIGNALS:
-                self._previous[signum] = signal.signal(signum, self._hold)
+                self._previous[signum] = _set_handler(signum, self._hold)
         return self
 
     def _hold(self, signum, frame) -> None:
@@ -36,6 +44,6 @@ class HeldInterrupts:
 
     def __exit__(self, *exc) -> None:
         for signum, handler in self._previous.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+            _set_handler(signum, handler if handler is not None else _DEFAULT)
         if exc[0] is None:
             self.check()
