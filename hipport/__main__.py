@@ -1,3 +1,3 @@
-from hipport.cli import main
+from hipport.launch import main
 
 main()

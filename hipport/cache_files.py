@@ -54,5 +54,11 @@ class RestrictedUnpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
+def load_private(path: Path, allowed: frozenset[tuple[str, str]]):
+    """What the pickle at path holds, if it is this user's own and names only allowed classes."""
+    with open_private(path) as f:
+        return RestrictedUnpickler(f, allowed).load()
+
+
 def allowed_globals(*objects) -> frozenset[tuple[str, str]]:
     return frozenset((obj.__module__, obj.__qualname__) for obj in objects)

@@ -45,3 +45,27 @@ def run_check(paths: list[Path], rules: RuleSet, options: Options, policy: Polic
 
 def format_line(path: str, finding) -> str:
     return f"{path}:{finding.line}:{finding.column}: {finding.severity.value} {finding.code} {finding.message}"
+
+
+def split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    """--select/--ignore values: repeatable, each a comma-separated list."""
+    return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
+
+
+def text_lines(run: CheckRun, quiet: bool) -> tuple[list[str], str | None]:
+    """The text format: a line per finding, sorted (stdout), and the summary line (stderr) unless quiet."""
+    lines = [format_line(path, finding) for path, finding in
+             sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code))]
+    if quiet:
+        return lines, None
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for _, finding in run.findings():
+        counts[finding.severity.value] += 1
+    hidden = []
+    if run.suppressed:
+        hidden.append(f"{run.suppressed} suppressed")
+    if run.baselined:
+        hidden.append(f"{run.baselined} in baseline")
+    return lines, (f"hipport check: {len(run.results)} file(s); {counts['error']} error(s), "
+                   f"{counts['warning']} warning(s), {counts['info']} info"
+                   + (f" ({', '.join(hidden)})" if hidden else ""))

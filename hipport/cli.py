@@ -63,17 +63,13 @@ class _Main(click.Group):
     """Every command: names as they are on disk in text output, and Ctrl-C as one line, not a traceback."""
 
     def invoke(self, ctx):
-        for stream in (sys.stdout, sys.stderr):
-            # A file name that is not UTF-8 holds lone surrogates: print its bytes as they are, as a
-            # compiler does, instead of failing (stdout) or printing \udcff (stderr) for them.
-            if hasattr(stream, "reconfigure") and getattr(stream, "errors", None) in ("strict", "backslashreplace") \
-                    and (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8":
-                stream.reconfigure(errors="surrogateescape")
+        from hipport.launch import INTERRUPTED, print_names_as_bytes
+
+        print_names_as_bytes()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            click.echo("hipport: interrupted; each file written is complete, and none is partly written; "
-                       "run the command again to finish", err=True)
+            click.echo(INTERRUPTED, err=True)
             sys.exit(130)
 
 
@@ -248,7 +244,9 @@ def _settings(config_path: Path | None, **flags):
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
+    from hipport.check import split_codes
+
+    return split_codes(values)
 
 
 @main.command()
@@ -284,7 +282,7 @@ def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: s
     line or the line before, or a whole file with '// hipport: file-ignore[CODE]'.
     """
     from hipport.baseline import BaselineError, load_baseline, write_baseline as save_baseline
-    from hipport.check import format_line, run_check
+    from hipport.check import run_check, text_lines
     from hipport.policy import Policy
 
     settings = _settings(config_path, hip_version=hip_version, rules=tuple(Path(r) for r in user_rules),
@@ -322,21 +320,12 @@ def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: s
             _fail(f"{write_baseline}: cannot write baseline: {exc.strerror}")
         click.echo(f"hipport: recorded {count} finding(s) in {write_baseline}", err=True)
         sys.exit(2 if run.errors else 0)
-    if fmt == "text":
-        for path, finding in sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code)):
-            click.echo(format_line(path, finding))
-        if not quiet:
-            counts = {"error": 0, "warning": 0, "info": 0}
-            for _, finding in run.findings():
-                counts[finding.severity.value] += 1
-            hidden = []
-            if run.suppressed:
-                hidden.append(f"{run.suppressed} suppressed")
-            if run.baselined:
-                hidden.append(f"{run.baselined} in baseline")
-            click.echo(f"hipport check: {len(run.results)} file(s); {counts['error']} error(s), "
-                       f"{counts['warning']} warning(s), {counts['info']} info"
-                       + (f" ({', '.join(hidden)})" if hidden else ""), err=True)
+    if fmt == "text":  # hipport.launch prints the same lines when it runs a plain check without click
+        lines, summary = text_lines(run, quiet)
+        for line in lines:
+            click.echo(line)
+        if summary is not None:
+            click.echo(summary, err=True)
     else:
         from hipport import api
         from hipport.emit.report import dumps

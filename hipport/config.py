@@ -6,7 +6,6 @@ the current directory upwards, as ruff does. Command-line flags override it.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +62,8 @@ def load_config(path: Path | None) -> Config:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}:0: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    import tomllib  # here: most hooks run where no pyproject.toml has a [tool.hipport] table
+
     try:
         table = tomllib.loads(text).get("tool", {}).get("hipport", {})
     except tomllib.TOMLDecodeError as exc:

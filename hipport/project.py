@@ -4,14 +4,24 @@ The usual case is an error-check macro (CUDA_CHECK, CUDA_CALL) defined in a
 project header: it looks like a CUDA API, but it is the user's, so it must not
 be reported as unmapped or rewritten. Quoted includes are followed
 transitively, relative to the including file, and each header is read once.
+Each path probed is looked at once per run too, and what was found there is kept
+(found): the answer depends on those paths and nothing else, which is what lets
+the tree index (hipport.tree.index) know when a file's macros may have changed.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
+
+
+def include_names(source: bytes) -> tuple[str, ...]:
+    """The names of a file's quoted includes ("x.h"), in order."""
+    return tuple(m.group(1).decode("utf-8", "replace") for m in LOCAL_INCLUDE.finditer(source))
 
 
 class ProjectHeaders:
@@ -19,11 +29,28 @@ class ProjectHeaders:
         self.include_dirs = include_dirs
         self._macros: dict[Path, frozenset[str]] = {}
         self._includes: dict[Path, tuple[Path, ...]] = {}
+        self._probed: dict[Path, tuple[str, ...]] = {}  # header -> the paths its includes probed
+        self._resolved: dict[tuple[Path, str], tuple[Path | None, tuple[str, ...]]] = {}
+        # path probed -> its stat when probed (before any read of it), None if it is not a file.
+        # A caller may fill it beforehand with stats it took itself (hipport.tree.walk's).
+        self.found: dict[str, os.stat_result | None] = {}
 
     def macros_visible_in(self, path: Path, source: bytes) -> frozenset[str]:
+        return self.visible_in(path, source)[0]
+
+    def visible_in(self, path: Path, source: bytes) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+        """The macros, every path probed to find them (each header read and each miss), and the
+        names the file itself includes: with those, visible_from answers without the file."""
+        includes = include_names(source)
+        return (*self.visible_from(Path(path).parent, includes), includes)
+
+    def visible_from(self, directory: Path, includes: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+        """The macros a file in directory that includes these names sees, and the paths probed."""
         names: set[str] = set()
         seen: set[Path] = set()
-        pending = list(self._resolve_all(Path(path).parent, source))
+        headers, probes = self._resolve_names(directory, includes)
+        probed = set(probes)
+        pending = list(headers)
         while pending:
             header = pending.pop()
             if header in seen:
@@ -33,7 +60,8 @@ class ProjectHeaders:
                 self._read(header)
             names |= self._macros[header]
             pending.extend(self._includes[header])
-        return frozenset(names)
+            probed.update(self._probed[header])
+        return frozenset(names), frozenset(probed)
 
     def _read(self, header: Path) -> None:
         try:
@@ -44,13 +72,42 @@ class ProjectHeaders:
             self._macros[header] = frozenset()  # its aliases stand for CUDA names, not the project's own
         else:
             self._macros[header] = frozenset(m.group(1).decode("ascii") for m in DEFINE.finditer(data))
-        self._includes[header] = tuple(self._resolve_all(header.parent, data))
+        self._includes[header], self._probed[header] = self._resolve_names(header.parent, include_names(data))
 
-    def _resolve_all(self, directory: Path, source: bytes):
-        for m in LOCAL_INCLUDE.finditer(source):
-            name = m.group(1).decode("utf-8", "replace")
+    def _resolve_names(self, directory: Path, names: tuple[str, ...]) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+        found: list[Path] = []
+        probed: list[str] = []
+        for name in names:
+            header, tried = self._resolve(directory, name)
+            probed.extend(tried)
+            if header is not None:
+                found.append(header)
+        return tuple(found), tuple(probed)
+
+    def _resolve(self, directory: Path, name: str) -> tuple[Path | None, tuple[str, ...]]:
+        """The header #include "name" in directory names, and the paths tried, in order."""
+        known = self._resolved.get((directory, name))
+        if known is None:
+            tried = []
+            header = None
             for base in (directory, *self.include_dirs):
                 candidate = base / name
-                if candidate.is_file():
-                    yield candidate.resolve()
+                tried.append(str(candidate))
+                if self._is_file(tried[-1]):
+                    header = candidate.resolve()
                     break
+            known = self._resolved[directory, name] = (header, tuple(tried))
+        return known
+
+    def _is_file(self, path: str) -> bool:
+        try:
+            info = self.found[path]
+        except KeyError:
+            try:
+                info = os.stat(path)
+            except (OSError, ValueError):  # missing, unreadable, or no file name at all (a NUL byte)
+                info = None
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                info = None
+            self.found[path] = info
+        return info is not None

@@ -6,13 +6,15 @@ rule for the same CUDA name replaces an earlier one.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
 import os
 import pickle
+from collections.abc import Mapping
 from pathlib import Path
 
 from hipport import __version__
-from hipport.buildfiles.rules import BUILD_RECORDS
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.rules.ruleset import (
     CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
@@ -106,10 +108,35 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
 _RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
-            RewriteRule, StructuralLint, *BUILD_RECORDS)
-# A cache written for another layout of these classes must not be read back.
-_RECORD_LAYOUT = repr([(cls.__name__, cls.__slots__) for cls in _RECORDS]).encode()
+            RewriteRule, StructuralLint)
 _SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
+
+
+def _build_layout() -> bytes:
+    """The layout of the build-file tables' classes, by their source: importing them would cost a
+    `hipport check` more than reading it, and check never uses them (RuleSet.build is unpacked
+    when first used)."""
+    source = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "buildfiles", "rules.py")
+    try:
+        with open(source, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest().encode()
+    except OSError:  # installed without its sources
+        from hipport.buildfiles.rules import BUILD_RECORDS
+
+        return repr([(cls.__name__, cls.__slots__) for cls in BUILD_RECORDS]).encode()
+
+
+# A cache written for another layout of these classes must not be read back.
+_RECORD_LAYOUT = repr([(cls.__name__, cls.__slots__) for cls in _RECORDS]).encode() + _build_layout()
+
+
+@functools.cache
+def _build_globals() -> frozenset[tuple[str, str]]:
+    """What the packed build-file tables may name; their record classes join _SETTERS."""
+    from hipport.buildfiles.rules import BUILD_RECORDS, BuildRules
+
+    _SETTERS.update({cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in BUILD_RECORDS})
+    return allowed_globals(*BUILD_RECORDS, BuildRules, _record)
 
 
 class _CachePickler(pickle.Pickler):
@@ -117,7 +144,83 @@ class _CachePickler(pickle.Pickler):
         cls = type(obj)
         if cls in _SETTERS:
             return _record, (cls, tuple(getattr(obj, name) for name in cls.__slots__))
+        if cls is RuleSet:
+            state = obj.__getstate__()
+            state["names"] = {name: tuple(getattr(rule, slot) for slot in NameRule.__slots__)
+                              for name, rule in state["names"].items()}
+            _build_globals()  # the build records are records too
+            packed = io.BytesIO()
+            _CachePickler(packed, protocol=pickle.HIGHEST_PROTOCOL).dump(state.pop("build"))
+            return _ruleset, (state, packed.getvalue())
         return NotImplemented
+
+
+def _ruleset(state: dict, build: bytes) -> RuleSet:
+    """A rule set from the cache: its name rules are made when looked up (NameTable), and its
+    build-file tables are unpacked when first used."""
+    names = state["names"]
+    if not isinstance(names, dict) or any(len(values) != len(NameRule.__slots__) for values in names.values()):
+        raise pickle.UnpicklingError("stale rule cache: NameRule has changed")
+    state["names"] = NameTable(names)
+    ruleset = object.__new__(RuleSet)
+    ruleset.__setstate__(state)
+    ruleset.__dict__["_build_loader"] = functools.partial(_unpack_build, build)
+    return ruleset
+
+
+class NameTable(Mapping):
+    """CUDA name -> NameRule, each rule made from its stored field values when first looked up.
+
+    The rule cache is read on every start, and making its ~9,000 NameRule objects
+    was most of that, when a hook's check looks up a few dozen names. A lookup costs
+    some 20 ns more than a dict's (the engine's thousands per file are noise next
+    to the porting); each rule made is kept.
+    """
+
+    __slots__ = ("_stored", "_made")
+
+    def __init__(self, stored: dict[str, tuple]) -> None:
+        self._stored = stored
+        self._made: dict[str, NameRule] = {}
+
+    def __getitem__(self, name: str) -> NameRule:
+        rule = self._made.get(name)
+        if rule is None:
+            rule = self._made[name] = _record(NameRule, self._stored[name])
+        return rule
+
+    def get(self, name: str, default=None):
+        rule = self._made.get(name)
+        if rule is None:
+            values = self._stored.get(name)
+            if values is None:
+                return default
+            rule = self._made[name] = _record(NameRule, values)
+        return rule
+
+    def __contains__(self, name) -> bool:
+        return name in self._stored
+
+    def __iter__(self):
+        return iter(self._stored)
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+    def __repr__(self) -> str:
+        return f"NameTable({len(self._stored)} names)"
+
+    def __reduce__(self):
+        return dict, (dict(self.items()),)  # elsewhere (a worker spawned, not forked): a plain dict
+
+
+def _unpack_build(packed: bytes):
+    from hipport.buildfiles.rules import BuildRules
+
+    build = RestrictedUnpickler(io.BytesIO(packed), _build_globals()).load()
+    if not isinstance(build, BuildRules):
+        raise pickle.UnpicklingError("the rule cache's build-file tables are not BuildRules")
+    return build
 
 
 def _load_cache(f):
@@ -137,10 +240,9 @@ def _load_cache(f):
 def _cache_globals() -> frozenset[tuple[str, str]]:
     from re import _compile  # how pickle rebuilds the compiled patterns a LintIndex holds
 
-    from hipport.buildfiles.rules import BuildRules
     from hipport.rules.lintrules import LintIndex
 
-    return allowed_globals(*_RECORDS, RuleSet, LintIndex, BuildRules, _record, _compile)
+    return allowed_globals(*_RECORDS, LintIndex, _record, _ruleset, _compile)
 
 
 def _record(cls, values: tuple):

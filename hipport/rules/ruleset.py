@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from hipport.buildfiles.rules import BuildRules
 from hipport.rules.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
+
+if TYPE_CHECKING:
+    from hipport.buildfiles.rules import BuildRules
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +123,7 @@ class RuleSet:
     runtime_libraries: frozenset[str] = frozenset()
     unmapped_patterns: tuple[str, ...] = ()
     tests: list[RuleTest] = field(default_factory=list)
-    build: BuildRules = field(default_factory=BuildRules)  # CMake and Makefile tables
+    build: BuildRules = field(default_factory=lambda: _new_build_rules())  # CMake and Makefile tables
     digest: str = ""
     # derived, rebuilt by finish()
     vocabulary: frozenset[str] = frozenset()
@@ -148,8 +151,21 @@ class RuleSet:
         return name in self.vocabulary or self.unmapped_re.match(name) is not None or \
             self.lint_index.name_re.match(name) is not None
 
+    def __getattr__(self, name: str):
+        # From the rule cache the build-file tables come packed, and are unpacked when first used
+        # (hipport.rules.loader): `hipport check` never needs them, nor the code that defines them.
+        if name == "build":
+            unpack = self.__dict__.pop("_build_loader", None)
+            if unpack is not None:
+                self.build = unpack()
+                return self.build
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
+        if "_build_loader" in state:
+            del state["_build_loader"]
+            state["build"] = self.build
         state["unmapped_re"] = None
         state["scan_memo"] = {}
         return state
@@ -162,3 +178,9 @@ class RuleSet:
     def _compile_unmapped(self) -> re.Pattern[str]:
         joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
         return re.compile(rf"(?:{joined})\Z")
+
+
+def _new_build_rules() -> BuildRules:
+    from hipport.buildfiles.rules import BuildRules
+
+    return BuildRules()

@@ -14,7 +14,7 @@ import pickle
 from pathlib import Path
 
 from hipport import __version__
-from hipport.cache_files import RestrictedUnpickler, open_private
+from hipport.cache_files import load_private
 from hipport.emit.writer import TEMP_SUFFIX, discard
 from hipport.options import Options
 from hipport.rules.engine import FileResult
@@ -50,18 +50,22 @@ class PortCache:
         return self.directory / key[:2] / f"{key[2:]}.pickle"
 
     def get(self, key: str, source: bytes) -> FileResult | None:
+        result = self.stored(key, source)
+        if result is not None:
+            self.hits += 1
+        return result
+
+    def stored(self, key: str, source: bytes = b"") -> FileResult | None:
+        """The entry under key, not counted as a hit (source: the key's input, if the caller has it)."""
         if self.directory is None:
             return None
         try:
-            with open_private(self._file(key)) as f:  # see hipport/cache_files.py
-                stored_key, record = RestrictedUnpickler(f, _STORED_GLOBALS).load()
+            stored_key, record = load_private(self._file(key), _STORED_GLOBALS)  # see hipport/cache_files.py
             if stored_key != key:
                 return None
-            result = unpack(record, source)  # the source is the key's input
+            return unpack(record, source)
         except Exception:  # missing, truncated, from another layout or not this user's: a miss
             return None
-        self.hits += 1
-        return result
 
     def put(self, key: str, result: FileResult) -> None:
         if self.directory is not None:
@@ -75,10 +79,10 @@ class PortCache:
         target = self._file(key)
         try:
             try:
-                _write_private(target, data)
+                write_private(target, data)
             except FileNotFoundError:  # the entry's directory, made once
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _write_private(target, data)
+                write_private(target, data)
         except OSError:
             pass  # a read-only cache only costs speed
 
@@ -86,7 +90,7 @@ class PortCache:
 _SERIAL = itertools.count()
 
 
-def _write_private(target: Path, data: bytes) -> None:
+def write_private(target: Path, data: bytes) -> None:
     """Atomically (a temporary file renamed), readable by this user only, without fsync: a lost
     entry is a miss. Leaner than write_atomic, without a file object, chmod or umask calls:
     one entry is written for every file ported."""

@@ -8,7 +8,9 @@ get each port as soon as it is made and let its bytes go: the writing overlaps
 the porting, and the sources and outputs held in memory stay few however large
 the tree (OUT is a new directory, which a failed run leaves part-written). A full
 or read-only file system stops the writing at the first file it refuses; a
-signal stops it between two files (hipport.tree.interrupt).
+signal stops it between two files (hipport.tree.interrupt). A rerun first takes
+from the tree index (hipport.tree.index) every file that it, its headers and its
+output show unchanged: those are neither read nor written.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import errno
 import os
 import posixpath
 import re
+import stat
+import time
 from pathlib import Path
 
 from hipport.api import PortError, TreeRun
@@ -30,6 +34,7 @@ from hipport.project import ProjectHeaders
 from hipport.rules.engine import FileResult
 from hipport.rules.ruleset import RuleSet
 from hipport.tree.cache import PortCache, cache_root
+from hipport.tree.index import TreeIndex, index_file
 from hipport.tree.parallel import Porter, PortTask, default_jobs
 from hipport.tree.rename import RenamePlan
 from hipport.tree.safety import SafetyError, backup_suffix, check_in_place, check_output_dir, git_state
@@ -64,10 +69,15 @@ class TreeConversion:
         self.stream_to: Path | None = None  # a mirror's OUT, to write each port as it comes (convert_tree)
         self._streamed: dict[str, list[str]] = {}  # what was written early -> the errors its write met
         self._opened: Path | None = None  # OUT, once made ready for writing
+        self.in_place = False  # set by convert_tree_in_place: the tree is its own output
+        self._index: TreeIndex | None = None  # what the last run did (hipport.tree.index)
+        self._indexing: dict[str, tuple] = {}  # a source being ported -> what the index will record of it
+        self._started_ns = 0
 
     # -- porting (nothing is written) ---------------------------------------------------
 
     def prepare(self) -> TreeRun:
+        self._started_ns = time.time_ns()  # before any file is looked at: the tree index's racy check
         filters = self.settings.filters
         if self.settings.backup_suffix:
             filters = dataclasses.replace(filters, backup_suffixes=(*filters.backup_suffixes,
@@ -106,8 +116,13 @@ class TreeConversion:
         cached = self.settings.use_cache and self.options.parser_in_use != "clang"
         cache = PortCache((self.settings.cache_dir or cache_root()) if cached else None, self.rules.digest,
                           self.options)
-        # Projects include their headers relative to the root too (-I${PROJECT_SOURCE_DIR}).
-        headers = ProjectHeaders(include_dirs=(self.src,))
+        # Projects include their headers relative to the root too (-I${PROJECT_SOURCE_DIR}). The
+        # paths are absolute: the tree index keeps those probed, for runs from another directory.
+        root = Path(os.path.abspath(self.src))
+        headers = ProjectHeaders(include_dirs=(root,))
+        self._index = self._open_index(cache, root, sources, headers)
+        if self._index is not None:  # what the index has first: a few changed files need no pool of workers
+            sources = [entry for entry in sources if not self._from_index(entry)]
         jobs = self.settings.jobs or default_jobs()
         # Files are ported while the next ones are read; whichever process ports one stores its cache entry.
         with Porter(self.rules, self.options, jobs, cache, expected=len(sources)) as porter:
@@ -118,9 +133,14 @@ class TreeConversion:
                 if is_binary(source):
                     self.copies.append(entry)
                     self.run.binary += 1
+                    if self._index is not None:
+                        self._index.record_binary(entry.rel, entry.stat)
                     continue
-                declared = headers.macros_visible_in(entry.path, source)
+                macros = headers.visible_in(root / entry.rel, source)
+                declared = macros[0]
                 key = cache.key(entry.rel, source, declared) if cache.enabled else ""
+                if self._index is not None:
+                    self._indexing[entry.rel] = (entry.stat, macros, key)
                 hit = cache.get(key, source)
                 if hit is not None:
                     self._ported(entry.rel, hit)
@@ -128,6 +148,42 @@ class TreeConversion:
                     self._ported_all(porter.submit(PortTask(entry.rel, source, declared, str(entry.path), key)))
             self._ported_all(porter.finish())
         self.run.cached = cache.hits
+        if self._index is not None:
+            self._index.save()
+            self.run.cached += self._index.hits
+
+    def _open_index(self, cache: PortCache, root: Path, sources: list[Entry],
+                    headers: ProjectHeaders) -> TreeIndex | None:
+        """The tree index of a mirror written as it is ported, or of an in-place run without renames."""
+        if not cache.enabled or self.settings.rename or (self.stream_to is None and not self.in_place):
+            return None
+        prefix = f"{root}{os.sep}"
+        for entry in sources:  # the walk's stats answer the header lookups (hipport.project) too
+            if entry.stat is not None:
+                headers.found[prefix + entry.rel] = entry.stat
+        return TreeIndex(index_file(cache.directory, self.src, self.stream_to), cache.salt, cache, self.in_place,
+                         headers, root, self._started_ns)
+
+    def _from_index(self, entry: Entry) -> bool:
+        """True if the index has entry's port and nothing it depends on changed: nothing is read or written."""
+        if self._index.binary(entry.rel, entry.stat):
+            self.copies.append(entry)  # copied as data, as the last run found it to be
+            self.run.binary += 1
+            return True
+        target = None
+        if self.stream_to is not None:
+            out = self._open_mirror(self.stream_to)
+            if self._link_in_the_way(out, entry.rel):
+                return False  # the real port reports it
+            target = f"{out}{os.sep}{entry.rel}"
+        result = self._index.lookup(entry.rel, entry.stat, target)
+        if result is None:
+            return False
+        self.by_rel[entry.rel] = result
+        if target is not None:
+            self._streamed[entry.rel] = []
+        self._tick(1, entry.rel)
+        return True
 
     def _ported_all(self, done: list[tuple[PortTask, FileResult]]) -> None:
         for task, result in done:
@@ -135,20 +191,26 @@ class TreeConversion:
 
     def _ported(self, rel: str, result: FileResult) -> None:
         self.by_rel[rel] = result
-        if self.stream_to is not None:
-            self._write_now(rel, result)
+        written = self._write_now(rel, result) if self.stream_to is not None else None
+        indexing = self._indexing.pop(rel, None)
+        if indexing is not None:
+            source, macros, key = indexing
+            self._index.record(rel, source, macros, key, result, written)
         self._tick(1, rel)
 
-    def _write_now(self, rel: str, result: FileResult) -> None:
+    def _write_now(self, rel: str, result: FileResult) -> os.stat_result | None:
+        """Write rel's port to the mirror; the stat of the file it is there, if all went well."""
         out = self._open_mirror(self.stream_to)
         target = out / rel
         errors = len(self.run.errors)
+        written = []
         with HeldInterrupts():
-            self._guard(target, lambda: self._write(out, target, result.output, self.src / rel))
+            self._guard(target, lambda: written.append(self._write(out, target, result.output, self.src / rel)))
         # Reported where write_mirror would have: after the porting, in the order of the files.
         self._streamed[rel] = self.run.errors[errors:]
         del self.run.errors[errors:]
         result.release()
+        return written[0] if written and not self._streamed[rel] else None
 
     def _rename_includes(self, result: FileResult) -> FileResult:
         plan = self.plan
@@ -241,7 +303,8 @@ class TreeConversion:
             steps.append((out / entry.rel, lambda e=entry: self._mkdir(out, e.rel), None))
         for rel, result in sorted(self.by_rel.items()):
             if rel in self._streamed:
-                steps.append((out / rel, lambda errors=self._streamed[rel]: self.run.errors.extend(errors), None))
+                if self._streamed[rel]:  # (most have none: no step, no path made for them)
+                    steps.append((out / rel, lambda errors=self._streamed[rel]: self.run.errors.extend(errors), None))
                 continue
             target = out / self._target(rel)
             steps.append((target, lambda t=target, r=result, p=self.src / rel: self._write(out, t, r.output, p), None))
@@ -282,19 +345,26 @@ class TreeConversion:
     def _target(self, rel: str) -> str:
         return self.plan.target(rel) if self.plan is not None else rel
 
-    def _write(self, out: Path, target: Path, data: bytes, mode_from: Path) -> None:
+    def _write(self, out: Path, target: Path, data: bytes, mode_from: Path) -> os.stat_result | None:
+        """Make target hold data; its stat then (taken before the read that found it right, or
+        after writing it), for the tree index."""
         if self._link_in_the_way(out, target.relative_to(out).as_posix()):
-            return
+            return None
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if not target.is_symlink() and target.read_bytes() == data:
-                return  # a rerun into the same OUT leaves unchanged files (and their times) alone
+            before = os.lstat(target)
+            if stat.S_ISREG(before.st_mode) and target.read_bytes() == data:
+                return before  # a rerun into the same OUT leaves unchanged files (and their times) alone
         except OSError:
             pass
         # A mirror file replaces only an earlier port: a kill still leaves it old or new, and the
         # per-file fsync that guards in-place writes against power loss would be most of the run.
         write_atomic(target, data, mode_from=mode_from, durable=False)
         self.run.written += 1
+        try:
+            return os.lstat(target)
+        except OSError:
+            return None
 
     def _copy(self, out: Path, source: Path, target: Path) -> None:
         if self._link_in_the_way(out, target.relative_to(out).as_posix()):
@@ -415,6 +485,7 @@ def _temporaries(directory: Path):
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options,
                           settings: TreeSettings | None = None) -> TreeRun:
     conversion = TreeConversion(src, rules, options, settings or TreeSettings())
+    conversion.in_place = True
     conversion.prepare()
     try:
         conversion.write_in_place()

@@ -14,8 +14,6 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 from hipport.api import SOURCE_SUFFIXES
 from hipport.buildfiles import build_file_kind
 from hipport.emit.writer import TEMP_SUFFIX
@@ -34,11 +32,38 @@ class Filters:
     backup_suffixes: tuple[str, ...] = (".prehip",)  # --in-place backups: copied, never ported again
 
 
-@dataclass(frozen=True)
 class Entry:
-    rel: str  # POSIX path relative to the tree's root
-    path: Path
-    kind: str  # source | build | copy | link | dir | special (FIFO, socket, device)
+    """A file, directory or link of the tree.
+
+    rel: POSIX path relative to the tree's root; kind: source | build | copy | link | dir |
+    special (FIFO, socket, device); stat: a file's lstat, taken as it was listed, before
+    anything read it (hipport.tree.index). path is made when first asked for: a rerun that
+    the tree index serves never asks for most files' paths.
+    """
+
+    __slots__ = ("rel", "kind", "stat", "_directory", "_name", "_path")
+
+    def __init__(self, rel: str, path: Path | None, kind: str, stat: os.stat_result | None = None,
+                 directory: Path | None = None, name: str = "") -> None:
+        self.rel, self.kind, self.stat = rel, kind, stat
+        self._path, self._directory, self._name = path, directory, name
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = self._directory / self._name
+        return self._path
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        return (self.rel, self.path, self.kind) == (other.rel, other.path, other.kind)
+
+    def __hash__(self) -> int:
+        return hash((self.rel, self.kind))
+
+    def __repr__(self) -> str:
+        return f"Entry(rel={self.rel!r}, path={self.path!r}, kind={self.kind!r})"
 
 
 @dataclass
@@ -60,8 +85,9 @@ def select(root: Path, filters: Filters = Filters()) -> Selection:
     root = Path(root)
     selection = Selection()
     ignores = _Ignores(root, filters.gitignore)
-    exclude = pathspec.GitIgnoreSpec.from_lines(filters.exclude) if filters.exclude else None
-    include = pathspec.GitIgnoreSpec.from_lines(filters.include) if filters.include else None
+    exclude = _spec(filters.exclude) if filters.exclude else None
+    include = _spec(filters.include) if filters.include else None
+    backups = tuple(suffix for suffix in filters.backup_suffixes if suffix)
 
     def left_out(rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel
@@ -99,8 +125,8 @@ def select(root: Path, filters: Filters = Filters()) -> Selection:
             if left_out(rel, False):
                 selection.skipped.append(rel)
                 continue
-            path = here / name
-            selection.entries.append(Entry(rel, path, _kind(rel, path, filters, include)))
+            kind, info = _kind(rel, f"{dirpath}{os.sep}{name}", filters, include, backups)
+            selection.entries.append(Entry(rel, None, kind, info, here, name))
     selection.entries.sort(key=lambda e: e.rel)
     selection.skipped.sort()
     return selection
@@ -118,24 +144,44 @@ def special_kind(path: Path) -> str:
     return "special file"
 
 
-def _kind(rel: str, path: Path, filters: Filters, include) -> str:
+def _kind(rel: str, path: str, filters: Filters, include, backups: tuple[str, ...]
+          ) -> tuple[str, os.stat_result | None]:
     try:
-        mode = path.lstat().st_mode
+        info = os.lstat(path)
     except OSError:
-        mode = stat.S_IFREG  # vanished or unreadable: reading it reports why
-    if stat.S_ISLNK(mode):
-        return "link"
-    if not stat.S_ISREG(mode):
-        return "special"
+        return _kind_of_regular(rel, filters, include, backups), None  # vanished or unreadable: reading says why
+    if stat.S_ISLNK(info.st_mode):
+        return "link", None
+    if not stat.S_ISREG(info.st_mode):
+        return "special", None
+    return _kind_of_regular(rel, filters, include, backups), info
+
+
+def _kind_of_regular(rel: str, filters: Filters, include, backups: tuple[str, ...]) -> str:
     if include is not None and not include.match_file(rel):
         return "copy"
-    if any(rel.endswith(suffix) for suffix in filters.backup_suffixes if suffix):
+    if backups and rel.endswith(backups):
         return "copy"
-    if Path(rel).suffix.lower() in filters.source_suffixes:
+    if _suffix(rel).lower() in filters.source_suffixes:
         return "source"
     if filters.build_files and build_file_kind(rel):
         return "build"
     return "copy"
+
+
+def _suffix(rel: str) -> str:
+    """Path(rel).suffix, without making a Path: this runs for every file of the tree."""
+    name = rel[rel.rfind("/") + 1:]
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def _spec(lines):
+    """Patterns in gitignore syntax. pathspec is imported here: a tree with no .gitignore and no
+    --include or --exclude never needs it, and importing it costs more than walking a small tree."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 class _Ignores:
@@ -143,7 +189,7 @@ class _Ignores:
 
     def __init__(self, root: Path, enabled: bool) -> None:
         self.enabled = enabled
-        self.specs: dict[str, pathspec.GitIgnoreSpec] = {}
+        self.specs: dict = {}  # base -> pathspec.GitIgnoreSpec
         if enabled:
             exclude = root / ".git" / "info" / "exclude"
             self._load("", exclude)
@@ -159,7 +205,7 @@ class _Ignores:
             lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return
-        self.specs[base] = pathspec.GitIgnoreSpec.from_lines(lines)
+        self.specs[base] = _spec(lines)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         if not self.specs:
