@@ -12,19 +12,11 @@ import pytest
 from hipport.project import ProjectHeaders
 from hipport.tree import index as tree_index
 from hipport.tree.run import TreeConversion
-from test_tree import cli, convert, make_project, report_of, tree_state
+from test_tree import cli, convert, private_cache, project, report_of, tree_state  # noqa: F401 (fixtures)
 
 SOURCES = 8  # the fixture's ported sources (test_tree: every source of the fixture)
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    return make_project(tmp_path / "repo")
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture

@@ -68,9 +68,7 @@ def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable
     fd, tmp = _temporary(path)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
             if durable:
                 os.fsync(fd)
             _chmod(fd, tmp, os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else 0o666 & ~_umask())
@@ -80,6 +78,13 @@ def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable
     except BaseException:
         discard(tmp)
         raise
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """os.write may write less than asked (a signal, a pipe); loop until all of it is out."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _chmod(fd: int, path: str, mode: int) -> None:

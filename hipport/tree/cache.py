@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hipport import __version__
 from hipport.cache_files import load_private
-from hipport.emit.writer import TEMP_SUFFIX, discard
+from hipport.emit.writer import TEMP_SUFFIX, discard, write_all
 from hipport.options import Options
 from hipport.rules.engine import FileResult
 from hipport.tree.records import LAYOUT, pack, unpack
@@ -98,9 +98,7 @@ def write_private(target: Path, data: bytes) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            write_all(fd, data)
         finally:
             os.close(fd)
         os.replace(tmp, target)
