@@ -87,6 +87,21 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def write_private(path: Path, data: bytes) -> None:
+    """Atomically, readable by this user only, without fsync: for cache entries, where a lost one
+    is a miss. Leaner than write_atomic (no chmod or umask calls): one is written per file ported."""
+    fd, tmp = _temporary(path)
+    try:
+        try:
+            write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
 def _chmod(fd: int, path: str, mode: int) -> None:
     if os.chmod in os.supports_fd:
         os.chmod(fd, mode)

@@ -8,14 +8,13 @@ whole entries or none; an entry that does not load is a miss and is rewritten.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import pickle
 from pathlib import Path
 
 from hipport import __version__
 from hipport.cache_files import load_private
-from hipport.emit.writer import TEMP_SUFFIX, discard, write_all
+from hipport.emit.writer import write_private
 from hipport.options import Options
 from hipport.rules.engine import FileResult
 from hipport.tree.records import LAYOUT, pack, unpack
@@ -87,21 +86,3 @@ class PortCache:
             pass  # a read-only cache only costs speed
 
 
-_SERIAL = itertools.count()
-
-
-def write_private(target: Path, data: bytes) -> None:
-    """Atomically (a temporary file renamed), readable by this user only, without fsync: a lost
-    entry is a miss. Leaner than write_atomic, without a file object, chmod or umask calls:
-    one entry is written for every file ported."""
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{next(_SERIAL)}{TEMP_SUFFIX}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        try:
-            write_all(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        discard(tmp)
-        raise

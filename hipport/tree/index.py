@@ -40,9 +40,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hipport.cache_files import load_private
+from hipport.emit.writer import write_private
 from hipport.project import ProjectHeaders
 from hipport.rules.engine import FileResult
-from hipport.tree.cache import PortCache, write_private
+from hipport.tree.cache import PortCache
 from hipport.tree.records import pack_summary, unpack_summary
 
 LAYOUT = "tree-index-2"
