@@ -44,8 +44,8 @@ from pathlib import Path
 from hipport.api import port_bytes
 from hipport.options import Options
 from hipport.parse.treesitter import TreeSitterBackend
-from hipport.rules import engine
-from hipport.rules.loader import load_rules
+from hipport.engine import port as engine
+from hipport.ruleset.loader import load_rules
 
 def hwm_kb():
     for line in open("/proc/self/status"):

@@ -43,7 +43,7 @@ def breakdown(path: str) -> dict:
     from hipport.options import Options
     steps.stop("import convert's modules (api, engine, report)")
     steps.start()
-    from hipport.rules.loader import load_rules
+    from hipport.ruleset.loader import load_rules
 
     rules = load_rules()
     steps.stop("rule loading (compiled cache)")
@@ -53,7 +53,7 @@ def breakdown(path: str) -> dict:
     source = Path(path).read_bytes()
     options = Options()
     from hipport.parse.scan import scan
-    from hipport.rules import engine
+    from hipport.engine import port as engine
 
     steps.start()
     candidates = scan(source, rules.is_interesting)

@@ -10,8 +10,8 @@ from hipport.emit.report import build_report, file_entry
 from hipport.options import Options
 from hipport.parse import backend_for
 from hipport.project import ProjectHeaders
-from hipport.rules.engine import FileResult, port_source
-from hipport.rules.ruleset import RuleSet
+from hipport.engine.port import FileResult, port_source
+from hipport.ruleset.model import RuleSet
 
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"})
 

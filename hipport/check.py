@@ -12,7 +12,7 @@ from hipport import api
 from hipport.baseline import drop_known
 from hipport.options import Options
 from hipport.policy import Policy, reaches
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 
 @dataclass

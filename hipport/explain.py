@@ -5,7 +5,7 @@ import difflib
 from collections import Counter
 from dataclasses import asdict
 
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 from hipport.versions import parse_version
 
 

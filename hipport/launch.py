@@ -140,8 +140,8 @@ def _plain_check(argv: list[str]) -> int | None:
     from hipport.baseline import BaselineError, load_baseline
     from hipport.config import ConfigError, find_config, load_config, merge
     from hipport.options import Options
-    from hipport.rules.loader import load_rules
-    from hipport.rules.schema import RuleFileError
+    from hipport.ruleset.loader import load_rules
+    from hipport.ruleset.schema import RuleFileError
     from hipport.versions import parse_version
 
     try:

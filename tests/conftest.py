@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hipport.options import Options
-from hipport.rules.loader import load_rules
+from hipport.ruleset.loader import load_rules
 from hipport.versions import parse_version
 
 ROOT = Path(__file__).resolve().parents[1]

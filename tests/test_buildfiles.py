@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from hipport.buildfiles import BuildSettings, build_file_kind, port_build_file
 from hipport.cli import main
-from hipport.rules.loader import load_rules
+from hipport.ruleset.loader import load_rules
 from hipport.tree.rename import renamed_suffix
 from hipport.versions import parse_version
 from test_tree import make_project

@@ -20,7 +20,7 @@ from hipport.options import Options
 from hipport.parse.scan import scan
 from hipport.parse.treesitter import TreeSitterBackend
 from hipport.parse.ts_chunks import NoSafeCut, chunk_trees
-from hipport.rules.engine import port_source
+from hipport.engine.port import port_source
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))

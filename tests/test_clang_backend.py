@@ -27,8 +27,8 @@ from hipport.parse.compdb import CompileDatabaseError, load, translate
 from hipport.parse.scan import scan
 from hipport.parse.sites import ParsedFile, PastedNameSite
 from hipport.parse.treesitter import TreeSitterBackend
-from hipport.rules.engine import port_source
-from hipport.rules.pasting import pasted_piece
+from hipport.engine.port import port_source
+from hipport.engine.pasting import pasted_piece
 from hipport.verify import compile_check, find_hipcc
 
 CLANG_FIXTURES = ROOT / "fixtures" / "clang"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import CASES
-from hipport.rules.engine import port_source
+from hipport.engine.port import port_source
 from hipport.verify import INSTALL_HINT, compile_bytes, find_hipcc
 
 COMPILED = [c for c in CASES if c.compile]

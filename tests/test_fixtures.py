@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import CASES, LINT_CASES
-from hipport.rules.engine import port_source
+from hipport.engine.port import port_source
 
 ALL = CASES + LINT_CASES
 IDS = [c.name for c in CASES] + [f"lints/{c.name}" for c in LINT_CASES]

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from hipport.options import Options
-from hipport.rules.engine import port_source
-from hipport.rules.lintrules import int_value, literal_regex, literal_start_ok
-from hipport.rules.loader import load_rules, parse_rule_file
-from hipport.rules.schema import RuleFileError
-from hipport.rules.warp import mask_width
+from hipport.engine.port import port_source
+from hipport.ruleset.lintrules import int_value, literal_regex, literal_start_ok
+from hipport.ruleset.loader import load_rules, parse_rule_file
+from hipport.ruleset.schema import RuleFileError
+from hipport.engine.warp import mask_width
 
 
 @pytest.mark.parametrize("text, line, message", [

@@ -6,7 +6,7 @@ import gc
 import pytest
 
 from hipport.options import Options
-from hipport.rules.loader import load_rules
+from hipport.ruleset.loader import load_rules
 from hipport.tree.parallel import Porter, PortTask
 
 SOURCES = {f"k{i}.cu": f"__global__ void k{i}(float* x) {{ }}\nvoid f() {{ cudaFree(0); }}\n".encode()

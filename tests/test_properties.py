@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hipport.options import Options
-from hipport.rules.engine import port_source
+from hipport.engine.port import port_source
 
 SNIPPETS = [
     "cudaMalloc(&d, n * sizeof(float));",

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from conftest import ROOT, options_from_args
-from hipport.rules.engine import port_source
-from hipport.rules.loader import builtin_rule_files, load_rules, parse_rule_file
-from hipport.rules.schema import RuleFileError
+from hipport.engine.port import port_source
+from hipport.ruleset.loader import builtin_rule_files, load_rules, parse_rule_file
+from hipport.ruleset.schema import RuleFileError
 
 
 def _self_tests():
@@ -129,7 +129,7 @@ def test_every_finding_code_is_defined_once():
     # The loader keeps the last of two entries with one code, so a clash would pass silently.
     import tomllib
 
-    from hipport.rules.loader import builtin_rules_dir
+    from hipport.ruleset.loader import builtin_rules_dir
 
     codes = [e["code"] for e in tomllib.loads((builtin_rules_dir() / "codes.toml").read_text())["code"]]
     assert len(codes) == len(set(codes)), sorted(c for c in codes if codes.count(c) > 1)

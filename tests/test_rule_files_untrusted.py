@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from hipport.rules.engine import port_source
-from hipport.rules.loader import MAX_RULE_FILE_BYTES, load_rules, parse_rule_file
-from hipport.rules.schema import RuleFileError
+from hipport.engine.port import port_source
+from hipport.ruleset.loader import MAX_RULE_FILE_BYTES, load_rules, parse_rule_file
+from hipport.ruleset.schema import RuleFileError
 
 BAD_RULE_FILES = [
     # (name, text, line, message fragment)
@@ -104,7 +104,7 @@ def test_cli_refuses_a_bad_rule_file_in_one_line(tmp_path, name):
 
 
 def test_every_builtin_rule_file_passes_the_untrusted_checks():
-    from hipport.rules.loader import builtin_rule_files
+    from hipport.ruleset.loader import builtin_rule_files
 
     for path in builtin_rule_files():
         parse_rule_file(path, path.read_bytes())  # as a --rules file would be: shape and formats included
@@ -123,13 +123,13 @@ FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__", "loads", "load", "fr
 # Calls named like the above that read no untrusted data, each with its reason.
 ALLOWED = {
     ("hipport/cache_files.py", "load"): "the restricted unpickler itself",
-    ("hipport/rules/loader.py", "load"): "RestrictedUnpickler(...).load(): rule classes only",
+    ("hipport/ruleset/loader.py", "load"): "RestrictedUnpickler(...).load(): rule classes only",
     ("hipport/tree/cache.py", "load"): "RestrictedUnpickler(...).load(): FileResult records only",
-    ("hipport/rules/loader.py", "loads"): "tomllib.loads: TOML is data",
+    ("hipport/ruleset/loader.py", "loads"): "tomllib.loads: TOML is data",
     ("hipport/config.py", "loads"): "tomllib.loads: TOML is data",
     ("hipport/parse/compdb.py", "load"): "compdb.load reads compile_commands.json with json",
     ("hipport/parse/clang.py", "load"): "compdb.load",
-    ("hipport/cli.py", "load"): "compdb.load",
+    ("hipport/cli/__init__.py", "load"): "compdb.load",
 }
 
 
@@ -185,7 +185,7 @@ def test_a_planted_rule_cache_runs_nothing(tmp_path, monkeypatch):
     again = load_rules()
     assert not (tmp_path / "planted.txt").exists()
     assert again.names.keys() == first.names.keys()
-    from hipport.rules import loader
+    from hipport.ruleset import loader
 
     with loader.open_private(cache) as f:  # rebuilt over the planted file
         assert isinstance(loader._load_cache(f), loader.RuleSet)
@@ -198,7 +198,7 @@ def test_a_rule_cache_others_can_write_is_not_read(tmp_path, monkeypatch):
     data = cache.read_bytes()
     cache.chmod(0o666)
     loads = []
-    monkeypatch.setattr("hipport.rules.loader._load_cache", lambda f: loads.append(f) or pickle.loads(data))
+    monkeypatch.setattr("hipport.ruleset.loader._load_cache", lambda f: loads.append(f) or pickle.loads(data))
     load_rules()
     assert loads == []  # refused before unpickling
     assert oct(cache.stat().st_mode & 0o777) == "0o600"  # and replaced by a private one
@@ -207,7 +207,7 @@ def test_a_rule_cache_others_can_write_is_not_read(tmp_path, monkeypatch):
 
 def test_the_rule_cache_really_loads_through_the_restricted_unpickler(tmp_path, monkeypatch):
     """If a new class joins RuleSet and is not allowed, every run would silently rebuild the rules."""
-    from hipport.rules import loader
+    from hipport.ruleset import loader
 
     monkeypatch.setenv("HIPPORT_CACHE_DIR", str(tmp_path))
     load_rules()

@@ -320,7 +320,7 @@ def test_the_rule_set_goes_to_each_worker_once(project, tmp_path, monkeypatch):
     import functools
     import pickle
 
-    from hipport.rules.loader import load_rules
+    from hipport.ruleset.loader import load_rules
     from hipport.tree import parallel
 
     log = tmp_path / "starts.log"
@@ -537,7 +537,7 @@ class _Terminal:
 
 
 def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, monkeypatch):
-    from hipport.rules.loader import load_rules
+    from hipport.ruleset.loader import load_rules
     from hipport.tree import cli_options
 
     terminal = _Terminal()

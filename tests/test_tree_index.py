@@ -137,7 +137,7 @@ def test_a_header_edit_that_keeps_its_macros_reads_only_the_header(project, tmp_
 def test_the_edits_of_a_port_from_the_index_are_there_if_asked_for(project, tmp_path, no_racy_margin):
     from hipport import api
     from hipport.options import Options
-    from hipport.rules.loader import load_rules
+    from hipport.ruleset.loader import load_rules
     from hipport.tree.settings import TreeSettings
 
     rules = load_rules()
@@ -328,7 +328,7 @@ def test_a_header_changed_within_the_clock_tick_the_run_saw_is_read_again(projec
 def test_an_output_written_just_before_the_index_is_not_trusted(tmp_path):
     from types import SimpleNamespace
 
-    from hipport.rules.engine import FileResult
+    from hipport.engine.port import FileResult
     from hipport.tree.cache import PortCache
 
     now = time.time_ns()

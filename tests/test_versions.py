@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import options_from_args
-from hipport.rules.engine import port_source
-from hipport.rules.loader import load_rules
+from hipport.engine.port import port_source
+from hipport.ruleset.loader import load_rules
 from hipport.verify import INSTALL_HINT, compile_bytes, find_hipcc
 
 

@@ -100,5 +100,5 @@ class BuildRules:
                      if a.default and (a.added is None or target_hip is None or parse_version(a.added) <= target_hip))
 
 
-# Rule records the rule cache stores field by field (hipport/rules/loader.py).
+# Rule records the rule cache stores field by field (hipport/ruleset/loader.py).
 BUILD_RECORDS = (BuildLibrary, BuildWord, BuildFlag, OffloadArch, BuildTest)

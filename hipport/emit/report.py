@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from hipport import __version__
 from hipport.emit.json_text import dumps_indented
-from hipport.rules.engine import FileResult
+from hipport.engine.port import FileResult
 
 REPORT_SCHEMA = 1
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from hipport.parse.sites import LintHit, NameSite, Role
 from hipport.parse.tree_path import NodePath
-from hipport.rules.lintrules import LintIndex, StructuralLint, int_value
+from hipport.ruleset.lintrules import LintIndex, StructuralLint, int_value
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Nodes that may stand between a call and the declaration or assignment it feeds.

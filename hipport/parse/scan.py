@@ -16,7 +16,7 @@ from itertools import compress, repeat
 from operator import is_
 
 from hipport.parse.lines import newline_of
-from hipport.rules.lintrules import LintIndex, int_value, literal_start_ok
+from hipport.ruleset.lintrules import LintIndex, int_value, literal_start_ok
 
 IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # The optional BOM lets the first line of a UTF-8-with-BOM file match; the

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 FORMATS = ("text", "json", "markdown", "html", "sarif", "csv")
 

@@ -10,7 +10,7 @@ import csv
 import io
 
 from hipport.report.metrics import NOT_PORTED_STATUS, UNMAPPED_CODE
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 COLUMNS = ("file", "cuda", "hip", "library", "kind", "status", "count")
 

@@ -13,7 +13,7 @@ import jinja2
 
 from hipport.report import SourceReader
 from hipport.report.metrics import EFFORT_CLASSES, SEVERITIES, Metrics, format_percent, library_title
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 CONTEXT_LINES = 2
 CHART_WIDTH = 640

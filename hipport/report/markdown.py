@@ -5,7 +5,7 @@ The per-file table goes in a <details> block so a large tree keeps the comment s
 from __future__ import annotations
 
 from hipport.report.metrics import Metrics, format_percent, library_title
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 TOP_NAMES = 10
 TOP_FILES = 50  # GitHub caps a comment at 65,536 characters

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 SEVERITIES = ("error", "warning", "info")
 EFFORT_CLASSES = ("high", "medium", "low")

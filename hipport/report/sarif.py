@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import PurePosixPath, Path
 from urllib.parse import quote
 
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

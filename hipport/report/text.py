@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from hipport.report.metrics import Metrics, format_percent, library_title
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "blue"}
 SEVERITY_LABELS = {"error": "error(s)", "warning": "warning(s)", "info": "info"}

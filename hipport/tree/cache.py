@@ -16,7 +16,7 @@ from hipport import __version__
 from hipport.cache_files import load_private
 from hipport.emit.writer import write_private
 from hipport.options import Options
-from hipport.rules.engine import FileResult
+from hipport.engine.port import FileResult
 from hipport.tree.records import LAYOUT, pack, unpack
 
 # A stored FileResult is a record of builtins (hipport.tree.records): an entry naming any class is not loaded.

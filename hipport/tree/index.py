@@ -42,7 +42,7 @@ from pathlib import Path
 from hipport.cache_files import load_private
 from hipport.emit.writer import write_private
 from hipport.project import ProjectHeaders
-from hipport.rules.engine import FileResult
+from hipport.engine.port import FileResult
 from hipport.tree.cache import PortCache
 from hipport.tree.records import pack_summary, unpack_summary
 

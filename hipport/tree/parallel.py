@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from hipport.options import Options
-from hipport.rules.engine import FileResult
-from hipport.rules.ruleset import RuleSet
+from hipport.engine.port import FileResult
+from hipport.ruleset.model import RuleSet
 from hipport.tree.cache import PortCache
 from hipport.tree.records import pack, unpack
 

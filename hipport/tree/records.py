@@ -15,7 +15,7 @@ from collections import Counter
 from operator import attrgetter
 
 from hipport.diagnostics import Applicability, Edit, Finding, Severity
-from hipport.rules.engine import FileResult
+from hipport.engine.port import FileResult
 
 _RESULT = tuple(f.name for f in dataclasses.fields(FileResult))
 _EDIT = tuple(f.name for f in dataclasses.fields(Edit))

@@ -31,8 +31,8 @@ from hipport.emit.writer import (TEMP_SUFFIX, check_writable, copy_atomic, creat
                                   remove_stale_temporaries, symlink_atomic, write_atomic)
 from hipport.options import Options
 from hipport.project import ProjectHeaders
-from hipport.rules.engine import FileResult
-from hipport.rules.ruleset import RuleSet
+from hipport.engine.port import FileResult
+from hipport.ruleset.model import RuleSet
 from hipport.tree.cache import PortCache, cache_root
 from hipport.tree.index import TreeIndex, index_file
 from hipport.tree.parallel import Porter, PortTask, default_jobs

@@ -9,8 +9,8 @@ from __future__ import annotations
 from hipport.api import port_bytes
 from hipport.diagnostics import Finding
 from hipport.options import Options
-from hipport.rules.engine import FileResult
-from hipport.rules.ruleset import RuleSet
+from hipport.engine.port import FileResult
+from hipport.ruleset.model import RuleSet
 
 UTF16_32_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 LINE_BREAKS = (b"\n", b"\r")

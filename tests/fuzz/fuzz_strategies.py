@@ -13,7 +13,7 @@ from functools import lru_cache
 from hypothesis import strategies as st
 
 from hipport.options import Options
-from hipport.rules.loader import load_rules
+from hipport.ruleset.loader import load_rules
 
 
 HIP_VERSIONS = (None, (5, 2, 0), (6, 0, 0), (6, 2, 0))

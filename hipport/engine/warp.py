@@ -14,8 +14,8 @@ from functools import lru_cache
 
 from hipport.diagnostics import Edit
 from hipport.parse.sites import NameSite
-from hipport.rules.lintrules import RewriteRule, int_value
-from hipport.rules.punctuation import punctuation_spans
+from hipport.ruleset.lintrules import RewriteRule, int_value
+from hipport.engine.punctuation import punctuation_spans
 from hipport.versions import Version, format_version, parse_version
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")

@@ -12,7 +12,7 @@ honoured, and the header says so. A builtin with no maskless form
 """
 from __future__ import annotations
 
-from hipport.rules.lintrules import RewriteRule
+from hipport.ruleset.lintrules import RewriteRule
 
 
 def warp_fallback(rule: RewriteRule) -> str | None:

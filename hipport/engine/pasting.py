@@ -8,7 +8,7 @@ hipMalloc and cudaFree -> hipFree both turn `cuda` into `hip`.
 from __future__ import annotations
 
 from hipport.parse.sites import PastedNameSite
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 
 
 def pasted_piece(site: PastedNameSite, rules: RuleSet, roc: bool = False) -> str | None:

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hipport.rules.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
+from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class RuleSet:
 
     def __getattr__(self, name: str):
         # From the rule cache the build-file tables come packed, and are unpacked when first used
-        # (hipport.rules.loader): `hipport check` never needs them, nor the code that defines them.
+        # (hipport.ruleset.loader): `hipport check` never needs them, nor the code that defines them.
         if name == "build":
             unpack = self.__dict__.pop("_build_loader", None)
             if unpack is not None:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from hipport import __version__
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
-from hipport.rules.ruleset import (
+from hipport.ruleset.model import (
     CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
-from hipport.rules.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
-from hipport.rules.schema import RuleFileError, check_shape, validate
+from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
+from hipport.ruleset.schema import RuleFileError, check_shape, validate
 
 # The largest built-in rule file is under 300 KB; a user's can be far bigger, but not unbounded.
 MAX_RULE_FILE_BYTES = 16 << 20
@@ -240,7 +240,7 @@ def _load_cache(f):
 def _cache_globals() -> frozenset[tuple[str, str]]:
     from re import _compile  # how pickle rebuilds the compiled patterns a LintIndex holds
 
-    from hipport.rules.lintrules import LintIndex
+    from hipport.ruleset.lintrules import LintIndex
 
     return allowed_globals(*_RECORDS, LintIndex, _record, _ruleset, _compile)
 

@@ -11,13 +11,13 @@ from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
-from hipport.rules.includes import plan_includes
-from hipport.rules.launch import launch_edits
-from hipport.rules.lint_findings import lint_outcome
-from hipport.rules.lintrules import OWN_NAME_SILENCES
-from hipport.rules.pasting import pasted_piece
-from hipport.rules.ruleset import NameRule, RuleSet
-from hipport.rules.warp import plan_rewrite
+from hipport.engine.includes import plan_includes
+from hipport.engine.launch import launch_edits
+from hipport.engine.lint_findings import lint_outcome
+from hipport.ruleset.lintrules import OWN_NAME_SILENCES
+from hipport.engine.pasting import pasted_piece
+from hipport.ruleset.model import NameRule, RuleSet
+from hipport.engine.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
 from hipport.versions import format_version, parse_version
 

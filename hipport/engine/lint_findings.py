@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from hipport.diagnostics import Applicability
 from hipport.parse.sites import LintHit
-from hipport.rules.lintrules import StructuralLint
+from hipport.ruleset.lintrules import StructuralLint
 from hipport.versions import Version, format_version, parse_version
 
 

@@ -12,7 +12,7 @@ from hipport.diagnostics import Edit
 from hipport.options import Options
 from hipport.parse.lines import newline_of
 from hipport.parse.sites import IncludeSite, ParsedFile
-from hipport.rules.ruleset import RuleSet
+from hipport.ruleset.model import RuleSet
 from hipport.versions import format_version, parse_version
 
 

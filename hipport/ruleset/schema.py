@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipport.rules.field_formats import field_problem
+from hipport.ruleset.field_formats import field_problem
 
 STR, BOOL, INT, STR_LIST = "string", "boolean", "integer", "list of strings"
 
@@ -48,7 +48,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     ),
     "library_title": ({"library": STR, "title": STR}, {"target_column": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
-    # version-gated call rewrites and structural lints (hipport/rules/lintrules.py)
+    # version-gated call rewrites and structural lints (hipport/ruleset/lintrules.py)
     "rewrite": (
         {"cuda": STR, "hip": STR, "since": STR, "message": STR},
         {"older": STR, "drop_argument": INT, "older_arguments": STR, "min_arguments": INT, "mask_argument": INT,
@@ -273,7 +273,7 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         raise RuleFileError(path, where.field_line(kind, index, "value"),
                             f"value must be one of {', '.join(BUILD_FLAG_VALUES)}")
     if kind in ("lint", "rewrite"):
-        from hipport.rules.lintrules import validate_lint, validate_rewrite
+        from hipport.ruleset.lintrules import validate_lint, validate_rewrite
 
         problem = (validate_lint if kind == "lint" else validate_rewrite)(entry)
         if problem is not None:

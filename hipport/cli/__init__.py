@@ -17,8 +17,8 @@ def _fail(message: str) -> None:
 
 
 def _load_rules(user_rules: tuple[str, ...]):
-    from hipport.rules.loader import load_rules
-    from hipport.rules.schema import RuleFileError
+    from hipport.ruleset.loader import load_rules
+    from hipport.ruleset.schema import RuleFileError
 
     try:
         return load_rules([Path(p) for p in user_rules])
@@ -607,8 +607,8 @@ def rules_list(library: str | None, kind: str | None, status: str, newer_than: s
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 def rules_validate(files: tuple[Path, ...]) -> None:
     """Check rule FILES against the schema; errors are printed as file:line: message."""
-    from hipport.rules.loader import parse_rule_file, read_rule_file
-    from hipport.rules.schema import RuleFileError
+    from hipport.ruleset.loader import parse_rule_file, read_rule_file
+    from hipport.ruleset.schema import RuleFileError
 
     failed = False
     for path in files:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hipport.diagnostics import Edit
 from hipport.parse.sites import LaunchSite
-from hipport.rules.punctuation import punctuation_spans
+from hipport.engine.punctuation import punctuation_spans
 
 
 def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
