@@ -14,7 +14,7 @@ import pickle
 from collections.abc import Mapping
 from pathlib import Path
 
-from hipport import __version__
+from hipport.identity import code_identity
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
     CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
@@ -54,7 +54,7 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
             blobs.append(read_rule_file(path))
         except OSError as exc:
             raise RuleFileError(str(path), 0, f"cannot read rule file: {exc.strerror}") from None
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(code_identity().encode())
     digest.update(_RECORD_LAYOUT)
     for (path, builtin), blob in zip(files, blobs):
         digest.update(f"{builtin}:{path.name}:{len(blob)}\0".encode())

@@ -1,7 +1,7 @@
 """The incremental cache: a file's port, stored under a key of everything it depends on.
 
 The key hashes the file's bytes and path, the macros its project headers
-define, hipport's version, the rule set's digest, the options and the layout
+define, hipport's code identity (hipport.identity), the rule set's digest, the options and the layout
 of the stored records. Entries are written atomically, so a killed run leaves
 whole entries or none; an entry that does not load is a miss and is rewritten.
 """
@@ -12,8 +12,8 @@ import os
 import pickle
 from pathlib import Path
 
-from hipport import __version__
 from hipport.cache_files import load_private
+from hipport.identity import code_identity
 from hipport.emit.writer import write_private
 from hipport.options import Options
 from hipport.engine.port import FileResult
@@ -31,7 +31,7 @@ def cache_root() -> Path:
 class PortCache:
     def __init__(self, directory: Path | None, rules_digest: str, options: Options) -> None:
         self.directory = directory  # None: caching is off
-        self.salt = "\0".join([__version__, rules_digest, repr(options), LAYOUT]).encode()
+        self.salt = "\0".join([code_identity(), rules_digest, repr(options), LAYOUT]).encode()
         self.hits = 0
 
     @property
