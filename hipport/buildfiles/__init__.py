@@ -26,7 +26,7 @@ def port_build_file(source: bytes, rules, settings: BuildSettings, path: str, ki
     from hipport.buildfiles.edit import BuildPort
     from hipport.buildfiles.make import port_makefile
     from hipport.diagnostics import LineIndex, assign_positions_and_fingerprints
-    from hipport.emit.edits import apply_edits, order_edits
+    from hipport.engine.edits import apply_edits, order_edits
     from hipport.engine.port import FileResult
 
     kind = kind or build_file_kind(path)

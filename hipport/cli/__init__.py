@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from hipport import __version__
-from hipport.tree.cli_options import tree_options
+from hipport.cli.tree_flags import tree_options
 
 
 def _fail(message: str) -> None:
@@ -140,7 +140,7 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
     from hipport.buildfiles import build_file_kind, port_build_path
     from hipport.emit.report import dumps
     from hipport.emit.writer import write_atomic
-    from hipport.tree.cli_options import progress_bar, shows_progress, tree_settings
+    from hipport.cli.tree_flags import progress_bar, shows_progress, tree_settings
     from hipport.tree.summary import annotate_report, summary_extra, summary_line
 
     if out is None and not in_place:

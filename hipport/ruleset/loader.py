@@ -121,7 +121,7 @@ def _build_layout() -> bytes:
         with open(source, "rb") as f:
             return hashlib.sha256(f.read()).hexdigest().encode()
     except OSError:  # installed without its sources
-        from hipport.buildfiles.rules import BUILD_RECORDS
+        from hipport.ruleset.build_rules import BUILD_RECORDS
 
         return repr([(cls.__name__, cls.__slots__) for cls in BUILD_RECORDS]).encode()
 
@@ -133,7 +133,7 @@ _RECORD_LAYOUT = repr([(cls.__name__, cls.__slots__) for cls in _RECORDS]).encod
 @functools.cache
 def _build_globals() -> frozenset[tuple[str, str]]:
     """What the packed build-file tables may name; their record classes join _SETTERS."""
-    from hipport.buildfiles.rules import BUILD_RECORDS, BuildRules
+    from hipport.ruleset.build_rules import BUILD_RECORDS, BuildRules
 
     _SETTERS.update({cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in BUILD_RECORDS})
     return allowed_globals(*BUILD_RECORDS, BuildRules, _record)
@@ -215,7 +215,7 @@ class NameTable(Mapping):
 
 
 def _unpack_build(packed: bytes):
-    from hipport.buildfiles.rules import BuildRules
+    from hipport.ruleset.build_rules import BuildRules
 
     build = RestrictedUnpickler(io.BytesIO(packed), _build_globals()).load()
     if not isinstance(build, BuildRules):

@@ -9,7 +9,7 @@ from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, bu
 from hipport.versions import Version, parse_version
 
 if TYPE_CHECKING:
-    from hipport.buildfiles.rules import BuildRules
+    from hipport.ruleset.build_rules import BuildRules
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +181,6 @@ class RuleSet:
 
 
 def _new_build_rules() -> BuildRules:
-    from hipport.buildfiles.rules import BuildRules
+    from hipport.ruleset.build_rules import BuildRules
 
     return BuildRules()

@@ -26,7 +26,7 @@ from pathlib import Path
 from hipport.api import PortError, TreeRun
 from hipport.buildfiles import BuildSettings, build_file_kind, port_build_file
 from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_and_fingerprints
-from hipport.emit.edits import apply_edits, order_edits
+from hipport.engine.edits import apply_edits, order_edits
 from hipport.emit.writer import (TEMP_SUFFIX, check_writable, copy_atomic, create_atomic,
                                   remove_stale_temporaries, symlink_atomic, write_atomic)
 from hipport.options import Options
