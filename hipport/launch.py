@@ -22,8 +22,7 @@ import os
 import sys
 import threading
 
-INTERRUPTED = ("hipport: interrupted; each file written is complete, and none is partly written; "
-               "run the command again to finish")
+from hipport.console import INTERRUPTED, print_names_as_bytes
 
 
 def main() -> None:
@@ -64,15 +63,6 @@ def _status(code) -> int | None:
     if isinstance(code, int):
         return code & 0xFF
     return None
-
-
-def print_names_as_bytes() -> None:
-    """A file name that is not UTF-8 holds lone surrogates: print its bytes as they are, as a
-    compiler does, instead of failing (stdout) or printing \\udcff (stderr) for them."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure") and getattr(stream, "errors", None) in ("strict", "backslashreplace") \
-                and (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8":
-            stream.reconfigure(errors="surrogateescape")
 
 
 # -- `hipport check` without click -------------------------------------------------------

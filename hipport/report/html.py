@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from hipport.report import SourceReader
+from hipport.report.sources import SourceReader
 from hipport.report.metrics import EFFORT_CLASSES, SEVERITIES, Metrics, format_percent, library_title
 from hipport.ruleset.model import RuleSet
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from itertools import groupby
 
-from hipport.shim import Entry, ShimPlan
+from hipport.shim.plan import Entry, ShimPlan
 from hipport.versions import Version, format_version
 
 HIP_TEST = "defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)"

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from hipport.options import Options
+from hipport.porting import port_bytes
 from hipport.engine.port import FileResult
 from hipport.ruleset.model import RuleSet
 from hipport.tree.cache import PortCache
@@ -75,8 +76,6 @@ def _sigint_held():
 
 
 def _port(task: PortTask) -> FileResult:
-    from hipport.api import port_bytes
-
     return port_bytes(task.source, _worker["rules"], _worker["options"], task.rel, task.path, task.declared)
 
 

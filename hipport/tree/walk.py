@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.api import SOURCE_SUFFIXES
+from hipport.porting import SOURCE_SUFFIXES
 from hipport.buildfiles import build_file_kind
 from hipport.emit.writer import TEMP_SUFFIX
 
