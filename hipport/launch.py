@@ -93,9 +93,10 @@ def plain_check_arguments(argv: list[str]) -> dict | None:
         if key is None:
             return None  # --help, --write-baseline, --shim-header, --, -qq, a path named -x: click's
         if not equals:
-            value = next(args, None)
-            if value is None:
+            following = next(args, None)
+            if following is None:
                 return None
+            value = following
         if key in _REPEATABLE:
             given[key].append(value)
         elif key in given:

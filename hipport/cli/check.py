@@ -66,6 +66,7 @@ def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: s
     if mode == "shim":
         from hipport.shim import ShimError, attach_gaps, names_not_covered
 
+        assert shim_header is not None  # checked above
         try:
             attach_gaps(run.results, names_not_covered(list(paths), shim_header, rules, target=options.hip_version),
                         policy.apply)

@@ -106,6 +106,7 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
                 if in_place:
                     run = convert_tree_in_place(src, rules, options, settings)
                 else:
+                    assert out is not None  # -o or --in-place, checked above
                     run = convert_tree(src, Path(out), rules, options, settings)
             results, errors = run.results, run.errors
         else:
@@ -120,6 +121,7 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
                 sys.stdout.buffer.write(result.output)
                 sys.stdout.flush()
             else:
+                assert out is not None  # -o or --in-place, checked above
                 target = Path(out)
                 if target.is_dir():
                     target = target / src.name

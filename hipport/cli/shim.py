@@ -50,7 +50,8 @@ def shim(paths: tuple[Path, ...], out: Path, hip_version: str | None, prefix: st
         click.echo(f"hipport shim: {out}: {state}; {len(entries)} CUDA name(s) and {len(result.plan.headers)} "
                    f"header(s) from {len(result.usage.files)} file(s); "
                    f"{sum(e.form == 'error' for e in entries)} without a HIP equivalent, "
-                   f"{sum(e.since is not None or e.until is not None for e in entries)} behind HIP_VERSION guards", err=True)
+                   f"{sum(e.since is not None or e.until is not None for e in entries)} behind HIP_VERSION guards",
+                   err=True)
     if result.usage.errors:
         sys.exit(2)
     if check_only and result.changed:

@@ -120,8 +120,8 @@ def file_use(source: bytes, path: str, rules: RuleSet, neutral: dict[str, str] |
                 use.elaborated.add(name)
         elif name not in rules.lints and rules.unmapped_re.match(name):
             use.unmapped.append((name, where))
-    for site in parsed.includes:
-        (use.includes if site.path in rules.headers else use.other_includes).append(site)
+    for include in parsed.includes:
+        (use.includes if include.path in rules.headers else use.other_includes).append(include)
     return use
 
 
@@ -142,7 +142,7 @@ def shim_source(source: bytes, rules: RuleSet, include: str, path: str = "<stdin
     use = file_use(source, path, rules, declared_elsewhere=declared_elsewhere)
     edits: list[Edit] = []
     kept: list[tuple[int, ...]] = [s.scope for s in use.other_includes if _same_header(s.path, include)]
-    spelled = f'"{include}"'.encode("utf-8")
+    spelled = f'"{include}"'.encode()
     for site in sorted(use.includes, key=lambda s: s.line_start):
         if any(site.scope[: len(scope)] == scope for scope in kept):
             edits.append(Edit(site.line_start, site.line_end, b""))

@@ -221,7 +221,7 @@ def refine(parsed: ParsedFile, facts: FileFacts) -> None:
               if site.role is Role.DECLARATION and DECL not in facts.kinds.get(site.start, ())}
     kept = []
     for site in parsed.names:
-        kinds = facts.kinds.get(site.start)
+        kinds = facts.kinds.get(site.start, set())
         if kinds and site.role is not Role.MARKER and DECL not in kinds:
             if kinds == {USER} and site.name not in declared:
                 continue  # the project's own entity, declared in another file: never rewritten

@@ -184,7 +184,7 @@ class UnitCollector:
             return
         self._facts(path).add(start, DECL)
         end = cursor.extent.end.offset
-        body_start, params = start + len(name), frozenset()
+        body_start, params = start + len(name), frozenset[str]()
         if data[body_start:body_start + 1] == b"(":
             close = data.find(b")", body_start)
             if close == -1 or close > end:
@@ -209,14 +209,16 @@ class UnitCollector:
         path, offset = self._location("clang_getFileLocation", location)
         if path is None:
             return
-        if path in self.project_files and _spelled_at(self.files[path], offset, name):
+        data = self.files.get(path)
+        if path in self.project_files and data is not None and _spelled_at(data, offset, name):
             self._facts(path).add(offset, kind)
             return
         # The file location is itself an expansion site when the macro was used
         # inside another macro's argument; otherwise the outermost expansion is.
         macro = self.expansions.get((path, offset))
         if macro is None:
-            macro = self.expansions.get(self._location("clang_getExpansionLocation", location))
+            expanded_in, expanded_at = self._location("clang_getExpansionLocation", location)
+            macro = self.expansions.get((expanded_in, expanded_at)) if expanded_in is not None else None
         if macro is not None:
             self._into_body(macro, name, kind, {macro})
 

@@ -109,7 +109,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # their descriptors loads the same objects in about a third of the time.
 _RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
             RewriteRule, StructuralLint)
-_SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
+_SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
 
 def _build_layout() -> bytes:
@@ -238,7 +238,7 @@ def _load_cache(f):
 
 
 def _cache_globals() -> frozenset[tuple[str, str]]:
-    from re import _compile  # how pickle rebuilds the compiled patterns a LintIndex holds
+    from re import _compile  # type: ignore[attr-defined]  # how pickle rebuilds the compiled patterns a LintIndex holds
 
     from hipport.ruleset.lintrules import LintIndex
 

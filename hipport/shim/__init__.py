@@ -108,7 +108,7 @@ def generate_shim(paths: list[Path], out: Path, rules: RuleSet, target: Version 
 def _unportable(usage: Usage, plan: ShimPlan, rules: RuleSet) -> list[tuple[str, Finding]]:
     """Findings for the uses the header turns into #error, and CUDA-looking names no rule knows."""
     errors = {e.cuda: e for e in plan.entries if e.form == "error" or (e.form == "warp" and e.fallback is None)}
-    found = []
+    found: list[tuple[str, Finding]] = []
     for file in usage.files:
         findings = []
         for name, use in file.names:
@@ -122,11 +122,13 @@ def _unportable(usage: Usage, plan: ShimPlan, rules: RuleSet) -> list[tuple[str,
                                         library=entry.library))
         for name, use in file.unmapped:
             findings.append(Finding("HP102", Severity.WARNING, use.start, use.end, name,
-                                    f"'{name}' looks like a CUDA API but no rule maps it; the shim header does not alias it"))
+                                    f"'{name}' looks like a CUDA API but no rule maps it; "
+                                    "the shim header does not alias it"))
         for site in file.includes:
             if rules.headers[site.path].hip is None and not rules.headers[site.path].drop:
                 findings.append(Finding("HP103", Severity.ERROR, site.path_start, site.path_end, site.path,
-                                        f"<{site.path}> has no HIP equivalent; the shim header stops the HIP build with #error"))
+                                        f"<{site.path}> has no HIP equivalent; "
+                                        "the shim header stops the HIP build with #error"))
         findings.sort(key=lambda f: (f.start, f.code))
         assign_positions_and_fingerprints(findings, LineIndex(file.source))
         found.extend((file.path, f) for f in findings)
@@ -184,7 +186,7 @@ def names_not_covered(paths: list[Path], header_path: Path, rules: RuleSet, pref
     names, includes = header_coverage(header)
     usage = collect_usage(paths, rules, prefix, skip=frozenset({header_path}))
     needed = {e.cuda for e in plan_shim(usage, rules, target, prefix).entries}
-    gaps = []
+    gaps: list[Gap] = []
     for file in usage.files:
         findings = []
         for name, use in file.names:

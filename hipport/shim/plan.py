@@ -111,11 +111,11 @@ def _entry(name: str, rules: RuleSet, target: Version, prefix: str | None, elabo
     rule: NameRule = rules.names[name]
     if rule.hip is None:
         return Entry(name, None, "error", rule.library)
-    since = parse_version(rule.added) if rule.added else None
-    since = since if since is not None and since > target else None
+    added = parse_version(rule.added) if rule.added else None
+    newer = added if added is not None and added > target else None
     until = parse_version(rule.removed) if rule.removed else None
     if rule.hip == name:
-        return Entry(name, name, "same", rule.library, since, until) if since or until else None
+        return Entry(name, name, "same", rule.library, newer, until) if newer or until else None
     form = "typedef" if rule.kind == "type" and not elaborated else "define"
     neutral = neutral_name(rule.hip, prefix) if prefix else None
-    return Entry(name, rule.hip, form, rule.library, since, until, neutral)
+    return Entry(name, rule.hip, form, rule.library, newer, until, neutral)

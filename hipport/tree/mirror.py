@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from hipport.emit.writer import (TEMP_SUFFIX, check_writable, copy_atomic, remove_stale_temporaries, symlink_atomic,
@@ -18,6 +20,8 @@ from hipport.tree.rename import RenamePlan
 from hipport.tree.walk import Entry
 
 # Errors every later write would meet too: the run stops at the first.
+# (what a step writes, the step, the source it reads: a read error is reported as such)
+Step = tuple[Path, Callable[[], object], Path | None]
 _STOPPING = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS") if hasattr(errno, name))
 
 
@@ -51,23 +55,23 @@ class MirrorWriting:
     def write_mirror(self, out: Path) -> None:
         out = self._open_mirror(out)
         src_real = self.src.resolve()
-        steps = []
+        steps: list[Step] = []
         for entry in self.dirs:
-            steps.append((out / entry.rel, lambda e=entry: self._mkdir(out, e.rel), None))
+            steps.append((out / entry.rel, partial(self._mkdir, out, entry.rel), None))
         for rel, result in sorted(self.by_rel.items()):
             if rel in self._streamed:
                 if self._streamed[rel]:  # (most have none: no step, no path made for them)
-                    steps.append((out / rel, lambda errors=self._streamed[rel]: self.run.errors.extend(errors), None))
+                    steps.append((out / rel, partial(self.run.errors.extend, self._streamed[rel]), None))
                 continue
             target = out / self._target(rel)
-            steps.append((target, lambda t=target, r=result, p=self.src / rel: self._write(out, t, r.output, p), None))
+            steps.append((target, partial(self._write, out, target, result.output, self.src / rel), None))
         for entry in sorted(self.copies, key=lambda e: e.rel):
-            steps.append((out / entry.rel, lambda e=entry: self._copy(out, e.path, out / e.rel), entry.path))
+            steps.append((out / entry.rel, partial(self._copy, out, entry.path, out / entry.rel), entry.path))
         for entry in self.links:
-            steps.append((out / entry.rel, lambda e=entry: self._link(e, out, src_real), None))
+            steps.append((out / entry.rel, partial(self._link, entry, out, src_real), None))
         self._run_steps(steps)
 
-    def _run_steps(self, steps) -> None:
+    def _run_steps(self, steps: list[Step]) -> None:
         with HeldInterrupts() as held:
             for target, step, source in steps:
                 held.check()

@@ -135,7 +135,7 @@ class Porter:
         with _sigint_held():  # the first submit forks every worker
             self.pool.submit(int)
 
-    def __enter__(self) -> "Porter":
+    def __enter__(self) -> Porter:
         return self
 
     def __exit__(self, kind, value, traceback) -> None:
@@ -174,13 +174,14 @@ class Porter:
         return self._collect(list(as_completed(self.pending)))
 
     def _send(self) -> None:
+        assert self.pool is not None  # chunks are sent only with a pool
         with _sigint_held():
             self.pending[self.pool.submit(_port_chunk, self.chunk, self.cache)] = self.chunk
         self.chunk, self.chunk_bytes = [], 0
         self.sent += 1
 
     def _collect(self, futures) -> Done:
-        done = []
+        done: Done = []
         for future in futures:
             chunk = self.pending.pop(future)
             done.extend((task, unpack(record, task.source)) for task, record in zip(chunk, future.result()))

@@ -19,6 +19,7 @@ import os
 import posixpath
 import re
 import time
+from functools import partial
 from pathlib import Path
 
 from hipport.porting import PortError, TreeRun
@@ -37,7 +38,7 @@ from hipport.tree.rename import RenamePlan
 from hipport.tree.safety import SafetyError, backup_suffix, check_in_place, check_output_dir, git_state
 from hipport.tree.settings import TreeSettings
 from hipport.tree.interrupt import HeldInterrupts
-from hipport.tree.mirror import MirrorWriting
+from hipport.tree.mirror import MirrorWriting, Step
 from hipport.tree.walk import Entry, is_binary, select, special_kind
 
 _CMAKE_TARGET = re.compile(rb"\bCUDA::\w+")
@@ -157,11 +158,13 @@ class TreeConversion(MirrorWriting):
         for entry in sources:  # the walk's stats answer the header lookups (hipport.project) too
             if entry.stat is not None:
                 headers.found[prefix + entry.rel] = entry.stat
+        assert cache.directory is not None  # cache.enabled
         return TreeIndex(index_file(cache.directory, self.src, self.stream_to), cache.salt, cache, self.in_place,
                          headers, root, self._started_ns)
 
     def _from_index(self, entry: Entry) -> bool:
         """True if the index has entry's port and nothing it depends on changed: nothing is read or written."""
+        assert self._index is not None
         if self._index.binary(entry.rel, entry.stat):
             self.copies.append(entry)  # copied as data, as the last run found it to be
             self.run.binary += 1
@@ -190,12 +193,14 @@ class TreeConversion(MirrorWriting):
         written = self._write_now(rel, result) if self.stream_to is not None else None
         indexing = self._indexing.pop(rel, None)
         if indexing is not None:
+            assert self._index is not None  # what is indexed has an index to go to
             source, macros, key = indexing
             self._index.record(rel, source, macros, key, result, written)
         self._tick(1, rel)
 
     def _write_now(self, rel: str, result: FileResult) -> os.stat_result | None:
         """Write rel's port to the mirror; the stat of the file it is there, if all went well."""
+        assert self.stream_to is not None
         out = self._open_mirror(self.stream_to)
         target = out / rel
         errors = len(self.run.errors)
@@ -210,6 +215,7 @@ class TreeConversion(MirrorWriting):
 
     def _rename_includes(self, result: FileResult) -> FileResult:
         plan = self.plan
+        assert plan is not None  # called with --rename only
         extra = plan.include_edits(result.source, result.path)
         findings = list(result.findings)
         if result.path in plan.collisions:
@@ -287,10 +293,10 @@ class TreeConversion(MirrorWriting):
         check_in_place(state, touched, self.settings.force)
         suffix = backup_suffix(state, touched, self.settings.backup_suffix)
         remove_stale_temporaries(self.temporary)
-        steps = [(self.src / rel, lambda rel=rel, new=new, result=result: self._replace(rel, new, result, suffix),
-                  self.src / rel) for rel, new, result in changes]
+        steps: list[Step] = [(self.src / rel, partial(self._replace, rel, new, result, suffix), self.src / rel)
+                             for rel, new, result in changes]
         if self.plan is not None:
-            steps += [(entry.path, lambda e=entry: self._retarget(e), None) for entry in self.links]
+            steps += [(entry.path, partial(self._retarget, entry), None) for entry in self.links]
         self._run_steps(steps)
 
     def _replace(self, rel: str, new: str, result: FileResult, suffix: str) -> None:
@@ -302,11 +308,10 @@ class TreeConversion(MirrorWriting):
             if done != result.output:
                 self.run.errors.append(f"{path}: changed while hipport ran; left as it is (run again to port it)")
             return
-        if suffix:
-            # The backup holds the bytes just compared, created only if none exists: a second run, or
-            # a concurrent one, never replaces the original with a port.
-            if create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
-                self.run.backups += 1
+        # The backup holds the bytes just compared, created only if none exists: a second run, or
+        # a concurrent one, never replaces the original with a port.
+        if suffix and create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
+            self.run.backups += 1
         write_atomic(self.src / new, result.output, mode_from=path)
         self.run.written += 1
         if new != rel:
@@ -314,6 +319,7 @@ class TreeConversion(MirrorWriting):
 
     def _retarget(self, entry: Entry) -> None:
         target = os.readlink(entry.path)
+        assert self.plan is not None  # links are retargeted only with --rename
         new = self.plan.link_target(entry.rel, target)
         if new != target:
             symlink_atomic(new, entry.path)

@@ -51,6 +51,7 @@ class Entry:
     @property
     def path(self) -> Path:
         if self._path is None:
+            assert self._directory is not None  # an Entry has a path or a directory and name
             self._path = self._directory / self._name
         return self._path
 
