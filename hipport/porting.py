@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipport.engine.port import FileResult, port_source
-from hipport.engine.shim_mode import convert_file_result
 from hipport.options import Options
 from hipport.parse import backend_for
 from hipport.project import ProjectHeaders
@@ -36,6 +35,9 @@ def port_bytes(source: bytes, rules: RuleSet, options: Options, display: str, pa
                declared: frozenset[str] = frozenset()) -> FileResult:
     """Port bytes read from path (the parser backend may need the file itself), shown as display."""
     if options.mode == "shim":
+        # Imported here: only --mode shim needs it, and a pre-commit check's start-up should not pay for it.
+        from hipport.engine.shim_mode import convert_file_result
+
         return convert_file_result(source, rules, options, path=display, declared_elsewhere=declared)
     return port_source(source, rules, options, path=display, backend=backend_for(options, path or display),
                        declared_elsewhere=declared)
