@@ -15,7 +15,7 @@ CLANG_PKGS := libclang-common-16-dev
 CLANG_WRAPPER := /usr/lib/llvm-16/lib/clang/16/include/__clang_cuda_runtime_wrapper.h
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test hipcc browser clang-headers rules clean bench bench-full fuzz
+.PHONY: demo test lint hipcc browser clang-headers rules clean bench bench-full fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,7 +51,15 @@ demo: $(STAMP) hipcc
 	$(BIN)/hipport verify demo-out
 	@echo "demo: ported tree in demo-out/, report in demo-report.html"
 
-test: $(STAMP) hipcc browser clang-headers
+# The house rules the tools can check: the import layers (pyproject.toml's import-linter
+# contracts), ruff's lint and format check, and mypy's types.
+lint: $(STAMP)
+	$(BIN)/lint-imports
+	$(BIN)/ruff check hipport
+	$(BIN)/mypy
+	$(BIN)/ruff format --check hipport
+
+test: lint $(STAMP) hipcc browser clang-headers
 	$(BIN)/pytest -q
 
 # The peer, PyTorch's hipify, is optional: without torch its rows say so.

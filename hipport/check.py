@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport import api
+from hipport.analysis import analyze
 from hipport.baseline import drop_known
 from hipport.options import Options
 from hipport.policy import Policy, reaches
@@ -33,7 +33,7 @@ class CheckRun:
 
 def run_check(paths: list[Path], rules: RuleSet, options: Options, policy: Policy = Policy(),
               baseline: Counter | None = None) -> CheckRun:
-    tree = api.analyze(paths, rules, options)
+    tree = analyze(paths, rules, options)
     run = CheckRun(results=tree.results, errors=tree.errors)
     for result in run.results:
         result.findings = policy.apply(result.findings)

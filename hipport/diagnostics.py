@@ -57,7 +57,7 @@ class Finding:
     applicability: Applicability | None = None
 
     def to_json(self) -> dict:
-        data = {
+        data: dict[str, object] = {
             "code": self.code,
             "severity": self.severity.value,
             "line": self.line,
@@ -70,6 +70,7 @@ class Finding:
             "fingerprint": self.fingerprint,
         }
         if self.fix is not None:
+            assert self.applicability is not None  # a fix always says how safe it is
             data["fix"] = {"replacement": self.fix, "applicability": self.applicability.value}
         return data
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from dataclasses import asdict
+from typing import cast
 
-from hipport.ruleset.model import RuleSet
+from hipport.ruleset.model import Origin, RuleSet
 from hipport.versions import parse_version
 
 
@@ -39,7 +40,8 @@ def explain(name: str, rules: RuleSet) -> dict:
     for structural in rules.structural_lints:
         if name in structural.names:
             entries.append({"kind": "lint", "cuda": name, "code": structural.code,
-                            "message": structural.message.replace("{name}", name), "rule_file": structural.origin.path})
+                            "message": structural.message.replace("{name}", name),
+                            "rule_file": cast(Origin, structural.origin).path})
     result = {"name": name, "known": bool(entries), "entries": entries}
     if not entries:
         pool = set(rules.names) | {r.hip for r in rules.names.values() if r.hip} | set(rules.headers)
@@ -107,22 +109,26 @@ def render_explain(result: dict) -> str:
 
 def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict]:
     """Per-library counts; with the reference CSV rows, coverage against them."""
-    total, mapped = Counter(), Counter()
+    total: Counter[str] = Counter()
+    mapped: Counter[str] = Counter()
     for rule in rules.names.values():
         total[rule.library] += 1
         mapped[rule.library] += rule.supported
-    ref_total, ref_with_target, ref_mapped_ok, ref_unsupported_ok = Counter(), Counter(), Counter(), Counter()
+    ref_total: Counter[str] = Counter()
+    ref_with_target: Counter[str] = Counter()
+    ref_mapped_ok: Counter[str] = Counter()
+    ref_unsupported_ok: Counter[str] = Counter()
     for row in reference_rows or []:
         library = row["library"]
         ref_total[library] += 1
         target = row[rules.target_columns.get(library, "hip_name")]  # MIOpen's column for cuDNN
         ref_with_target[library] += bool(target)
-        rule = rules.names.get(row["cuda_name"])
-        if rule is None:
+        named = rules.names.get(row["cuda_name"])
+        if named is None:
             continue
-        if target and rule.supported:
+        if target and named.supported:
             ref_mapped_ok[library] += 1
-        elif not target and not rule.supported:
+        elif not target and not named.supported:
             ref_unsupported_ok[library] += 1
     table = []
     for library in sorted(set(total) | set(ref_total)):
@@ -153,7 +159,7 @@ def list_names(rules: RuleSet, library: str | None = None, kind: str | None = No
             continue
         if kind and rule.kind != kind:
             continue
-        if status == "mapped" and rule.hip is None or status == "unsupported" and rule.hip is not None:
+        if (status == "mapped" and rule.hip is None) or (status == "unsupported" and rule.hip is not None):
             continue
         if newer_than is not None and not (rule.added and parse_version(rule.added) > newer_than):
             continue

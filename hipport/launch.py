@@ -22,8 +22,7 @@ import os
 import sys
 import threading
 
-INTERRUPTED = ("hipport: interrupted; each file written is complete, and none is partly written; "
-               "run the command again to finish")
+from hipport.console import INTERRUPTED, print_names_as_bytes
 
 
 def main() -> None:
@@ -66,15 +65,6 @@ def _status(code) -> int | None:
     return None
 
 
-def print_names_as_bytes() -> None:
-    """A file name that is not UTF-8 holds lone surrogates: print its bytes as they are, as a
-    compiler does, instead of failing (stdout) or printing \\udcff (stderr) for them."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure") and getattr(stream, "errors", None) in ("strict", "backslashreplace") \
-                and (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8":
-            stream.reconfigure(errors="surrogateescape")
-
-
 # -- `hipport check` without click -------------------------------------------------------
 
 _VALUED = {"--fail-on": "fail_on", "--hip-version": "hip_version", "--select": "select", "--ignore": "ignore",
@@ -103,9 +93,10 @@ def plain_check_arguments(argv: list[str]) -> dict | None:
         if key is None:
             return None  # --help, --write-baseline, --shim-header, --, -qq, a path named -x: click's
         if not equals:
-            value = next(args, None)
-            if value is None:
+            following = next(args, None)
+            if following is None:
                 return None
+            value = following
         if key in _REPEATABLE:
             given[key].append(value)
         elif key in given:

@@ -9,8 +9,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-INSTALL_HINT = ("hipcc not found; on Debian/Ubuntu install it with "
-                "'apt-get install -y hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev'")
+INSTALL_HINT = ("hipcc not found; on Debian/Ubuntu install it with 'apt-get install -y "
+                "hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev'")
 COMPILED_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx"})
 
 

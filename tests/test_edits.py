@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hipport.diagnostics import Edit
-from hipport.emit.edits import apply_edits, order_edits
+from hipport.engine.edits import apply_edits, order_edits
 
 
 def reference(edits: list[Edit]) -> tuple[list[Edit], list[Edit]]:

@@ -95,9 +95,9 @@ def test_config_baseline_and_user_rules_are_honoured(project):
 def test_a_plain_check_does_not_load_click(project):
     probe = ("import sys; from hipport import launch; "
              "status = launch._plain_check(['check', '-q', 'src/bad.cu']); "
-             "print(status, 'click' in sys.modules)")
+             "print(status, *(m in sys.modules for m in ('click', 'hipport.cli', 'hipport.api', 'hipport.shim')))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=120)
-    assert done.stdout.splitlines()[-1] == "1 False", done.stderr
+    assert done.stdout.splitlines()[-1] == "1 False False False False", done.stderr
 
 
 @pytest.mark.parametrize("argv", [

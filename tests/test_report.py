@@ -389,16 +389,16 @@ def test_tree_skips_symlinks_and_directories(tmp_path, monkeypatch):
 
 
 def test_a_file_that_cannot_be_read_is_reported_and_exits_2(in_project, monkeypatch):
-    from hipport import api
+    from hipport import porting
 
-    real = api.port_file
+    real = porting.port_file
 
     def flaky(path, *args, **kwargs):
         if Path(path).name == "gemm.cpp":
-            raise api.PortError(f"{path}: cannot read: Permission denied")
+            raise porting.PortError(f"{path}: cannot read: Permission denied")
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(api, "port_file", flaky)
+    monkeypatch.setattr(porting, "port_file", flaky)
     result = run("report", *ARGS)
     assert result.exit_code == 2
     assert "hipport: src/gemm.cpp: cannot read: Permission denied" in result.output

@@ -90,6 +90,35 @@ def test_generated_rules_are_reproducible_from_the_reference(tmp_path):
     assert {p.name for p in tmp_path.glob("*.toml")} == {p.name for p in committed.glob("*.toml")}
 
 
+def _hipify_notice() -> str:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_rules", ROOT / "tools" / "gen_rules.py")
+    gen_rules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen_rules)
+    return gen_rules.HIPIFY_NOTICE
+
+
+def test_every_generated_rule_file_carries_hipifys_licence_notice():
+    # MIT asks that the copyright and permission notice go with every copy of the data.
+    notice = _hipify_notice()
+    assert "Copyright (c) 2024 Advanced Micro Devices, Inc." in notice and "Permission is hereby granted" in notice
+    commented = "\n".join(f"# {line}".rstrip() for line in notice.splitlines())
+    generated = sorted((ROOT / "rules" / "generated").glob("*.toml"))
+    assert generated
+    for path in generated:
+        text = path.read_text(encoding="utf-8")
+        header = text[: text.index("\nschema = ")]  # the comment block before the first key
+        assert commented in header, f"{path.name} lacks HIPIFY's licence notice: run make rules"
+
+
+def test_the_third_party_notice_holds_hipifys_licence_text():
+    notice = _hipify_notice()
+    licence = notice[notice.index("Copyright"):]
+    assert licence in (ROOT / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+
+
 def test_every_reference_row_is_a_rule(rules):
     import csv
 

@@ -129,7 +129,7 @@ ALLOWED = {
     ("hipport/config.py", "loads"): "tomllib.loads: TOML is data",
     ("hipport/parse/compdb.py", "load"): "compdb.load reads compile_commands.json with json",
     ("hipport/parse/clang.py", "load"): "compdb.load",
-    ("hipport/cli/__init__.py", "load"): "compdb.load",
+    ("hipport/cli/verify.py", "load"): "compdb.load (verify -p)",
 }
 
 

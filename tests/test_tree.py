@@ -538,7 +538,7 @@ class _Terminal:
 
 def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, monkeypatch):
     from hipport.ruleset.loader import load_rules
-    from hipport.tree import cli_options
+    from hipport.cli import tree_flags as cli_options
 
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
@@ -553,7 +553,7 @@ def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, 
 
 
 def test_progress_is_quiet_in_ci(monkeypatch):
-    from hipport.tree.cli_options import shows_progress
+    from hipport.cli.tree_flags import shows_progress
 
     monkeypatch.setenv("CI", "true")
     assert shows_progress(False) is False

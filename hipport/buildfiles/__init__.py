@@ -26,7 +26,7 @@ def port_build_file(source: bytes, rules, settings: BuildSettings, path: str, ki
     from hipport.buildfiles.edit import BuildPort
     from hipport.buildfiles.make import port_makefile
     from hipport.diagnostics import LineIndex, assign_positions_and_fingerprints
-    from hipport.emit.edits import apply_edits, order_edits
+    from hipport.engine.edits import apply_edits, order_edits
     from hipport.engine.port import FileResult
 
     kind = kind or build_file_kind(path)
@@ -40,15 +40,3 @@ def port_build_file(source: bytes, rules, settings: BuildSettings, path: str, ki
     assign_positions_and_fingerprints(result.findings, LineIndex(source))
     return result
 
-
-def port_build_path(path, rules, options, display: str, offload_arch: tuple[str, ...] = (), rename: bool = False):
-    """Port one build file on its own (no tree): every .cu path it names counts as renamed with --rename."""
-    from pathlib import Path
-
-    from hipport.tree.rename import DEFAULT_SUFFIXES, renamed_suffix
-
-    settings = BuildSettings(
-        offload_arch=offload_arch or rules.build.default_arches(options.hip_version),
-        rename=(lambda text: renamed_suffix(text, DEFAULT_SUFFIXES)) if rename else None,
-    )
-    return port_build_file(Path(path).read_bytes(), rules, settings, path=display)

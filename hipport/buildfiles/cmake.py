@@ -1,6 +1,7 @@
 """CMakeLists.txt and *.cmake: the CUDA language, toolkit package, targets and flags -> HIP."""
 from __future__ import annotations
 
+import itertools
 import re
 
 from hipport.buildfiles.cmake_lexer import Arg, Command, commands
@@ -63,10 +64,8 @@ class CMakePort:
 
     def _project_languages(self, args: list[Arg]) -> set[int]:
         values = [a.text for a in args]
-        if "LANGUAGES" in values:
-            start = values.index("LANGUAGES") + 1
-        else:
-            start = 1  # project(name CXX CUDA): the languages are positional
+        # project(name CXX CUDA): without LANGUAGES, the languages are positional
+        start = values.index("LANGUAGES") + 1 if "LANGUAGES" in values else 1
         end = start
         while end < len(args) and values[end] not in _PROJECT_KEYWORDS:
             end += 1
@@ -256,6 +255,6 @@ def _sources_marked_hip(found: list[Command]) -> set[str]:
         values = command.values()
         if command.key == "set_source_files_properties" and "PROPERTIES" in values:
             properties = values[values.index("PROPERTIES") + 1:]
-            if any(k == "LANGUAGE" and v == "HIP" for k, v in zip(properties, properties[1:])):
+            if any(k == "LANGUAGE" and v == "HIP" for k, v in itertools.pairwise(properties)):
                 marked.update(values[:values.index("PROPERTIES")])
     return marked

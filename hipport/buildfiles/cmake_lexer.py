@@ -47,8 +47,9 @@ def commands(text: str) -> list[Command]:
         elif c in "\"":
             i = _skip_quoted(text, i)
         elif c.isalpha() or c == "_":
-            m = _IDENT.match(text, i)
-            j = _SPACE.match(text, m.end()).end()
+            m = _IDENT.match(text, i)  # c starts an identifier
+            assert m is not None
+            j = _space_end(text, m.end())
             if j < n and text[j] == "(":
                 command = Command(m.group(), i, j)
                 command.end = _arguments(text, j + 1, command.args)
@@ -103,8 +104,7 @@ def _arguments(text: str, i: int, args: list[Arg]) -> int:
             end = _skip_quoted(text, i)
             args.append(Arg(text[i + 1:end - 1], i + 1, end - 1, "quoted"))
             i = end
-        elif c == "[" and _BRACKET_OPEN.match(text, i):
-            m = _BRACKET_OPEN.match(text, i)
+        elif c == "[" and (m := _BRACKET_OPEN.match(text, i)):
             close = text.find("]" + m.group(1) + "]", m.end())
             close = n if close < 0 else close
             args.append(Arg(text[m.end():close], m.end(), close, "bracket"))
@@ -117,3 +117,9 @@ def _arguments(text: str, i: int, args: list[Arg]) -> int:
             args.append(Arg(text[i:j], i, j))
             i = j
     return n
+
+
+def _space_end(text: str, start: int) -> int:
+    space = _SPACE.match(text, start)  # it matches the empty string too
+    assert space is not None
+    return space.end()

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hipport.buildfiles.rules import BuildRules
+from hipport.ruleset.build_rules import BuildRules
 from hipport.diagnostics import Edit, Finding, Severity
 
 # A rename callback: a path as the build file writes it -> the renamed path, or None.

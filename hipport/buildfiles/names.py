@@ -62,6 +62,7 @@ class NamePass:
         text = self.port.text
         for m in self.pattern.finditer(text, start, end):
             kind = m.lastgroup
+            assert kind is not None  # every alternative is a named group
             new = getattr(self, "_" + kind)(m.group(), m.start())
             if new is not None:
                 self.port.replace(m.start(), m.end(), new)
@@ -103,6 +104,8 @@ class NamePass:
         return word.hip
 
     def _source(self, found: str, at: int) -> str | None:
-        return self.port.settings.rename(found)
+        rename = self.port.settings.rename
+        assert rename is not None  # the pattern has a source group only with a rename
+        return rename(found)
 
 

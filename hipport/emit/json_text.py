@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 from itertools import repeat
-from json.encoder import c_make_encoder, encode_basestring_ascii
+from collections.abc import Callable, Iterable
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]  # C-only, untyped
 
 _CONTAINERS = (dict, list, tuple)
 _STEP = "  "
@@ -69,7 +70,7 @@ def _encode(value, indent: str, parts: list[str]) -> None:
         parts.append(_flat(value, indent))
 
 
-_ENCODERS: dict[str, object] = {}
+_ENCODERS: dict[str, Callable[[object, int], Iterable[str]]] = {}
 
 
 def _flat(value, inner: str) -> str:

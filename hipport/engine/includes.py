@@ -19,7 +19,7 @@ from hipport.versions import format_version, parse_version
 @dataclass
 class IncludePlan:
     edits: list[Edit] = field(default_factory=list)
-    findings: list[tuple[int, int, str, str, str]] = field(default_factory=list)  # code, start, end, name, msg
+    findings: list[tuple[str, int, int, str, str]] = field(default_factory=list)  # code, start, end, name, msg
 
 
 def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Options,

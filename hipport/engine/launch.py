@@ -24,7 +24,7 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
     after_config = launch.args_open + 1  # through the '(' of the argument list
     open_args = b", " if launch.arguments else b""
     # (start, end, punctuation expected there, its replacements; None keeps it)
-    gaps = [
+    gaps: list[tuple[int, int, list[bytes], list[bytes | None]]] = [
         (kernel_end, grid[0], [b"<<<"], [(b")" if launch.kernel_is_template else b"") + b", dim3("]),
         (grid[1], block[0], [b","], [b"), dim3("]),
     ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
-from hipport.emit.edits import apply_edits, order_edits
+from hipport.engine.edits import apply_edits, order_edits
 from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan

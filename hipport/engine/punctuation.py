@@ -20,17 +20,22 @@ def punctuation_spans(source: bytes, start: int, end: int, tokens: list[bytes]) 
     final '(' are left to what follows it.
     """
     spans: list[tuple[int, int]] = []
-    at = _TRIVIA.match(source, start, end).end()
+    at = _skip(_TRIVIA, source, start, end)
     for i, token in enumerate(tokens):
         if at + len(token) > end or source[at:at + len(token)] != token:
             return None
         token_start = at
         while token_start > start and source[token_start - 1] in b" \t":
             token_start -= 1
-        if i == len(tokens) - 1 and token == b"(":
-            token_end = at + 1
-        else:
-            token_end = _BLANKS.match(source, at + len(token), end).end()
+        last_paren = i == len(tokens) - 1 and token == b"("
+        token_end = at + 1 if last_paren else _skip(_BLANKS, source, at + len(token), end)
         spans.append((max(token_start, spans[-1][1] if spans else start), token_end))
-        at = _TRIVIA.match(source, token_end, end).end()
+        at = _skip(_TRIVIA, source, token_end, end)
     return spans if at == end else None
+
+
+def _skip(pattern: re.Pattern[bytes], source: bytes, start: int, end: int) -> int:
+    """Where pattern's match at start ends; it matches the empty string, so it always matches."""
+    match = pattern.match(source, start, end)
+    assert match is not None
+    return match.end()

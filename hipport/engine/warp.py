@@ -65,10 +65,10 @@ def plan_rewrite(site: NameSite, rule: RewriteRule, target: Version, source: byt
         out.findings.append(("HP201", site.start, site.end, rule.cuda, rule.message.format(**words)))
         return out
     arguments = site.arguments
-    dropped = None
+    dropped = drop = None
     if arguments is not None and rule.drop_argument is not None and rule.drop_argument < len(arguments):
         dropped = source[slice(*arguments[rule.drop_argument])].decode("utf-8", "replace")
-    drop = _drop(source, arguments, rule.drop_argument) if dropped is not None else None
+        drop = _drop(source, arguments, rule.drop_argument)
     if arguments is None or len(arguments) < rule.min_arguments or \
             any(b"__VA_ARGS__" in source[a:b] for a, b in arguments) or \
             (dropped is not None and (_SIDE_EFFECT.search(dropped) or drop is None)):

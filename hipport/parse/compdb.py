@@ -9,6 +9,7 @@ directory, since libclang runs in hipport's working directory.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -126,7 +127,7 @@ _LANGUAGES = {"cu": "cuda", "cuda": "cuda", "c++": "c++", "c": "c"}
 
 
 def _language(argv: list[str]) -> str | None:
-    for flag, value in zip(argv, argv[1:]):
+    for flag, value in itertools.pairwise(argv):
         if flag in ("-x", "--x") and value in _LANGUAGES:
             return _LANGUAGES[value]
     for arg in argv:

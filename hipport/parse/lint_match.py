@@ -81,7 +81,7 @@ class LintMatcher:
     def at_literal(self, path: NodePath, start: int, end: int, value: int) -> list[LintHit]:
         """Hits at an integer literal; path walks the literals of one tree in order."""
         rule_ids = self.index.by_literal.get(value, ())
-        if not rule_ids or self.not_code(start):
+        if not rule_ids or (self.not_code is not None and self.not_code(start)):
             return []
         node = path.seek(start, end)
         depth = path.depth
@@ -175,6 +175,7 @@ class LintMatcher:
             if m is None:
                 return None
             text = m.group(1).decode("utf-8", "replace")
+        assert rule.text is not None  # validate_lint requires text for this match kind
         found = re.search(rule.text, text)
         if found is not None or (rule.device_code and in_device_function(path, depth, self.source)):
             # Named by the PTX it contains, which says more than the keyword.
@@ -260,6 +261,7 @@ class LintMatcher:
             other = right
         else:
             return None
+        assert rule.operand is not None  # validate_lint requires operand for binary-operand
         if other is None or not self._mentions(self._text(other), rule.operand, path, depth):
             return None
         return LintHit(rule.index, parent.start_byte, parent.end_byte, self._text(parent))
@@ -297,6 +299,7 @@ class LintMatcher:
             return None
         array_name = self._text(inner)
         scope = self._scope_text(path, depth)
+        assert rule.subscript is not None  # validate_lint requires subscript for shared-array
         for m in re.finditer(rf"\b{array_name}\s*\[([^\]]*)\]", scope):
             if re.search(rule.subscript, m.group(1)):
                 return LintHit(rule.index, node.start_byte, node.end_byte, self._text(node))
@@ -316,7 +319,7 @@ class LintMatcher:
                 continue  # &&, ||, comparisons
             operand_start = _operand_start(before)
             operand = before[operand_start:].decode("utf-8", "replace")
-            if self._mentions(operand, rule.operand, None):
+            if rule.operand is not None and self._mentions(operand, rule.operand, None):
                 hit_start = body.start_byte + operand_start
                 return LintHit(rule.index, hit_start, end,
                                " ".join(self.source[hit_start:end].decode("utf-8", "replace").split()))

@@ -74,7 +74,7 @@ def _bracket_arguments(body: bytes, tokens: list) -> dict[int, tuple[tuple[int, 
     found: dict[int, tuple[tuple[int, int], ...]] = {}
     stack: list[list] = []  # [opening token index, argument spans, current argument's start]
     previous_end = 0
-    for index, (kind, start, end) in enumerate(tokens):
+    for index, (_kind, start, end) in enumerate(tokens):
         text = body[start:end]
         if text in (b")", b"]", b"}") and stack:
             opened, args, arg_start = stack.pop()

@@ -44,7 +44,7 @@ class Candidates:
     names: list[tuple[int, int, str]]
     includes: list[re.Match[bytes]]
     launches: list[int]
-    literals: list[tuple[int, int, int]] = field(default_factory=list)  # start, end, value
+    literals: list[tuple[int, int, int | None]] = field(default_factory=list)  # start, end, value
     lints: LintIndex | None = None  # the lints a backend runs at these candidates
 
     def __bool__(self) -> bool:

@@ -8,15 +8,20 @@ for HTML, the source lines around each finding.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from hipport.report.sources import SourceReader, disk_sources
 from hipport.ruleset.model import RuleSet
 
-FORMATS = ("text", "json", "markdown", "html", "sarif", "csv")
+if TYPE_CHECKING:
+    from hipport.engine.port import FileResult
+    from hipport.options import Options
 
-# path as the report shows it -> the file's bytes, or None when unavailable
-SourceReader = Callable[[str], bytes | None]
+__all__ = ["FORMATS", "ReportError", "SourceReader", "analyze_paths", "complete", "disk_sources", "load_report",
+           "render", "report_for"]
+
+FORMATS = ("text", "json", "markdown", "html", "sarif", "csv")
 
 
 class ReportError(Exception):
@@ -38,13 +43,23 @@ def analyze_paths(paths: list[Path], rules: RuleSet, options, policy=None) -> tu
     The same analysis as `hipport check`, so the team's select/ignore/severity
     policy shapes the report exactly as it shapes the hook.
     """
-    from hipport import api
     from hipport.check import run_check
     from hipport.policy import Policy
 
     run = run_check(paths, rules, options, policy or Policy())
     sources = {result.path: result.source for result in run.results}
-    return api.report_for(run.results, rules, options, {"suppressed": run.suppressed}), sources.get, run.errors
+    return report_for(run.results, rules, options, {"suppressed": run.suppressed}), sources.get, run.errors
+
+
+def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None,
+               root: str | None = None) -> dict:
+    """The JSON report with its derived numbers; root: what the file paths are relative to, if not the cwd."""
+    from hipport.emit.report import build_report, file_entry
+
+    report = build_report((file_entry(r) for r in results), options.describe(rules.newest_hip), extra)
+    if root is not None:
+        report = {**{k: report.pop(k) for k in ("schema", "tool", "options")}, "root": root, **report}
+    return complete(report, rules)
 
 
 def load_report(path: Path) -> dict:
@@ -62,19 +77,6 @@ def load_report(path: Path) -> dict:
     if problem:
         raise ReportError(f"{path}: not a hipport JSON report ({problem})")
     return report
-
-
-def disk_sources(report: dict) -> SourceReader:
-    """Read sources from disk, relative to the report's root (convert's source tree) if it has one."""
-    root = Path(report["root"]) if report.get("root") else Path(".")
-
-    def read(path: str) -> bytes | None:
-        try:
-            return (root / path).read_bytes()
-        except OSError:
-            return None
-
-    return read
 
 
 def render(report: dict, fmt: str, rules: RuleSet, sources: SourceReader | None = None) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from hipport.report import SourceReader
+from hipport.report.sources import SourceReader
 from hipport.report.metrics import EFFORT_CLASSES, SEVERITIES, Metrics, format_percent, library_title
 from hipport.ruleset.model import RuleSet
 
@@ -21,7 +21,7 @@ CHART_LABEL_WIDTH = 170
 CHART_BAR_HEIGHT = 22
 CHART_GAP = 8
 SEVERITY_COLOURS = {"error": "#c62828", "warning": "#e08600", "info": "#1e6fd9"}
-EFFORT_RANK = {None: 0, **{c: len(EFFORT_CLASSES) - i for i, c in enumerate(EFFORT_CLASSES)}}
+EFFORT_RANK: dict[str | None, int] = {None: 0, **{c: len(EFFORT_CLASSES) - i for i, c in enumerate(EFFORT_CLASSES)}}
 
 
 @dataclass
@@ -68,7 +68,8 @@ def render_html(report: dict, metrics: Metrics, rules: RuleSet, sources: SourceR
         chart=_chart(metrics, rules),
         files=_file_rows(metrics, rules, findings),
         libraries=_library_rows(metrics, rules),
-        not_ported=[(row, [(loc, anchors.get((row.code, loc))) for loc in row.locations]) for row in metrics.not_ported],
+        not_ported=[(row, [(loc, anchors.get((row.code, loc))) for loc in row.locations])
+                    for row in metrics.not_ported],
         codes=metrics.findings_by_code,
         findings=findings,
         severities=SEVERITIES,
@@ -106,7 +107,7 @@ def _chart(m: Metrics, rules: RuleSet) -> dict:
     bars = []
     for index, (library, counts) in enumerate(rows):
         y = index * (CHART_BAR_HEIGHT + CHART_GAP)
-        x = CHART_LABEL_WIDTH
+        x: float = CHART_LABEL_WIDTH
         segments = []
         for severity in SEVERITIES:
             count = counts[severity]

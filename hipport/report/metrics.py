@@ -160,8 +160,8 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
     by_library_kind: dict[str, Counter] = defaultdict(Counter)
     findings_by_library: dict[str, Counter] = defaultdict(Counter)
     by_code: Counter = Counter()
-    by_severity: Counter = Counter({s: 0 for s in SEVERITIES})
-    effort: Counter = Counter({e: 0 for e in EFFORT_CLASSES})
+    by_severity: Counter = Counter(dict.fromkeys(SEVERITIES, 0))
+    effort: Counter = Counter(dict.fromkeys(EFFORT_CLASSES, 0))
     rows: dict[tuple[str, str], NameRow] = {}
     file_metrics = []
     for entry in files:
@@ -169,9 +169,9 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         for name, count in entry.get("converted_names", {}).items():
             library, kind = _library_and_kind(name, rules)
             by_library_kind[library][kind] += count
-        file_severity: Counter = Counter({s: 0 for s in SEVERITIES})
+        file_severity: Counter = Counter(dict.fromkeys(SEVERITIES, 0))
         file_efforts = set()
-        counted = Counter()
+        counted: Counter[str] = Counter()
         for finding in entry.get("findings", []):
             code, severity = finding["code"], finding["severity"]
             by_code[code] += 1
@@ -211,7 +211,8 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         not_ported=sorted(rows.values(), key=lambda r: (-r.count, r.name, r.code)),
         findings_by_code=[_code_row(code, count, rules) for code, count in sorted(by_code.items())],
         findings_by_library={lib: {s: c[s] for s in SEVERITIES}
-                             for lib, c in sorted(findings_by_library.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))},
+                             for lib, c in sorted(findings_by_library.items(),
+                                                  key=lambda kv: (-sum(kv[1].values()), kv[0]))},
         findings_by_severity=dict(by_severity),
         effort_by_class={c: effort[c] for c in EFFORT_CLASSES},
         launches=sum(f.launches for f in file_metrics),

@@ -175,7 +175,7 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
     match = entry.get("match")
     if match not in MATCHERS:
         return "match", f"match must be one of {', '.join(sorted(MATCHERS))}"
-    required, optional = MATCHERS[match]
+    required, _optional = MATCHERS[match]
     for name in sorted(required):
         if name not in entry:
             return "match", f"a '{match}' lint needs '{name}'"
@@ -215,12 +215,19 @@ def validate_rewrite(entry: dict) -> tuple[str, str] | None:
     return None
 
 
+def _validated_int(text: str) -> int:
+    value = int_value(text)
+    if value is None:  # validate_lint turns such a rule file away before make_lint sees it
+        raise ValueError(f"not an integer literal: {text!r}")
+    return value
+
+
 def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
-    operators = tuple((op, int_value(value)) for op, value in (o.split() for o in entry.get("operators", [])))
+    operators = tuple((op, _validated_int(value)) for op, value in (o.split() for o in entry.get("operators", [])))
     return StructuralLint(
         index=index, code=entry["code"], match=entry["match"], message=entry["message"], origin=origin,
         names=tuple(entry.get("names", ())), pattern=entry.get("pattern"),
-        literals=tuple(int_value(v) for v in entry.get("literals", ())), operators=operators,
+        literals=tuple(_validated_int(v) for v in entry.get("literals", ())), operators=operators,
         argument=entry.get("argument", 0), operand=entry.get("operand"), calls=entry.get("calls"),
         position=entry.get("position"), subscript=entry.get("subscript"),
         types=tuple(" ".join(t.split()) for t in entry.get("types", ())), text=entry.get("text"),

@@ -109,7 +109,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # their descriptors loads the same objects in about a third of the time.
 _RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
             RewriteRule, StructuralLint)
-_SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
+_SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
 
 def _build_layout() -> bytes:
@@ -121,7 +121,7 @@ def _build_layout() -> bytes:
         with open(source, "rb") as f:
             return hashlib.sha256(f.read()).hexdigest().encode()
     except OSError:  # installed without its sources
-        from hipport.buildfiles.rules import BUILD_RECORDS
+        from hipport.ruleset.build_rules import BUILD_RECORDS
 
         return repr([(cls.__name__, cls.__slots__) for cls in BUILD_RECORDS]).encode()
 
@@ -133,7 +133,7 @@ _RECORD_LAYOUT = repr([(cls.__name__, cls.__slots__) for cls in _RECORDS]).encod
 @functools.cache
 def _build_globals() -> frozenset[tuple[str, str]]:
     """What the packed build-file tables may name; their record classes join _SETTERS."""
-    from hipport.buildfiles.rules import BUILD_RECORDS, BuildRules
+    from hipport.ruleset.build_rules import BUILD_RECORDS, BuildRules
 
     _SETTERS.update({cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in BUILD_RECORDS})
     return allowed_globals(*BUILD_RECORDS, BuildRules, _record)
@@ -215,7 +215,7 @@ class NameTable(Mapping):
 
 
 def _unpack_build(packed: bytes):
-    from hipport.buildfiles.rules import BuildRules
+    from hipport.ruleset.build_rules import BuildRules
 
     build = RestrictedUnpickler(io.BytesIO(packed), _build_globals()).load()
     if not isinstance(build, BuildRules):
@@ -238,7 +238,7 @@ def _load_cache(f):
 
 
 def _cache_globals() -> frozenset[tuple[str, str]]:
-    from re import _compile  # how pickle rebuilds the compiled patterns a LintIndex holds
+    from re import _compile  # type: ignore[attr-defined]  # how pickle rebuilds the compiled patterns a LintIndex holds
 
     from hipport.ruleset.lintrules import LintIndex
 

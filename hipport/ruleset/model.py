@@ -3,13 +3,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from hipport.ruleset.build_rules import BuildRules
 from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
-
-if TYPE_CHECKING:
-    from hipport.buildfiles.rules import BuildRules
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,17 +120,17 @@ class RuleSet:
     runtime_libraries: frozenset[str] = frozenset()
     unmapped_patterns: tuple[str, ...] = ()
     tests: list[RuleTest] = field(default_factory=list)
-    build: BuildRules = field(default_factory=lambda: _new_build_rules())  # CMake and Makefile tables
+    build: BuildRules = field(default_factory=BuildRules)  # CMake and Makefile tables
     digest: str = ""
     # derived, rebuilt by finish()
     vocabulary: frozenset[str] = frozenset()
-    unmapped_re: re.Pattern[str] | None = None
+    unmapped_re: re.Pattern[str] = re.compile(r"(?!x)x")  # matches nothing until finish()
     newest_hip: Version = (0, 0, 0)
     lint_index: LintIndex = field(default_factory=LintIndex)
     # is_interesting's answers by token, for the scanner (hipport.parse.scan); emptied by finish()
     scan_memo: dict[bytes, str] = field(default_factory=dict, repr=False, compare=False)
 
-    def finish(self) -> "RuleSet":
+    def finish(self) -> RuleSet:
         """Derive the lookup structures the scanner and engine need."""
         # A name HIP spells the same way (sqrtf, atomicAdd) needs no edit; only the
         # double-underscore intrinsics among them still mark a file as device code.
@@ -178,9 +175,3 @@ class RuleSet:
     def _compile_unmapped(self) -> re.Pattern[str]:
         joined = "|".join(f"(?:{p})" for p in self.unmapped_patterns) or r"(?!x)x"
         return re.compile(rf"(?:{joined})\Z")
-
-
-def _new_build_rules() -> BuildRules:
-    from hipport.buildfiles.rules import BuildRules
-
-    return BuildRules()

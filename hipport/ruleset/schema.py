@@ -275,13 +275,12 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
     if kind in ("lint", "rewrite"):
         from hipport.ruleset.lintrules import validate_lint, validate_rewrite
 
-        problem = (validate_lint if kind == "lint" else validate_rewrite)(entry)
-        if problem is not None:
-            raise RuleFileError(path, where.field_line(kind, index, problem[0]), problem[1])
-    if kind == "header":
-        if "dir_added" in entry and "hip_flat" not in entry:
-            raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
-                                "'dir_added' needs 'hip_flat', the path older versions use")
+        field_and_problem = (validate_lint if kind == "lint" else validate_rewrite)(entry)
+        if field_and_problem is not None:
+            raise RuleFileError(path, where.field_line(kind, index, field_and_problem[0]), field_and_problem[1])
+    if kind == "header" and "dir_added" in entry and "hip_flat" not in entry:
+        raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
+                            "'dir_added' needs 'hip_flat', the path older versions use")
     column = entry.get("target_column")
     if column is not None and column not in TARGET_COLUMNS:
         raise RuleFileError(path, where.field_line(kind, index, "target_column"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from itertools import groupby
 
-from hipport.shim import Entry, ShimPlan
+from hipport.shim.plan import Entry, ShimPlan
 from hipport.versions import Version, format_version
 
 HIP_TEST = "defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)"
@@ -78,8 +78,8 @@ def _hip_names(plan: ShimPlan, allow: str) -> list[str]:
     entries = [e for e in plan.entries if e.form not in ("error", "warp")]
     lines = []
     seen_neutral: set[str] = set()
-    for (since, until), group in groupby(sorted(entries, key=_guard_order), key=lambda e: e.guard):
-        group = list(group)
+    for (since, until), grouped in groupby(sorted(entries, key=_guard_order), key=lambda e: e.guard):
+        group = list(grouped)
         body = _aliases(group, seen_neutral)
         if since is None and until is None:
             lines += body + [""]
@@ -114,10 +114,11 @@ def _guard_order(entry: Entry) -> tuple:
 
 
 def _aliases(entries: list[Entry], seen_neutral: set[str]) -> list[str]:
-    lines = [_alias(e.form, e.cuda, e.hip) for e in entries if e.form != "same"]
+    # (entries of these forms always have a HIP name: plan._entry gives one to all but "error")
+    lines = [_alias(e.form, e.cuda, e.hip) for e in entries if e.form != "same" and e.hip is not None]
     neutral = []
     for e in entries:
-        if e.neutral and e.neutral not in seen_neutral:
+        if e.neutral and e.neutral not in seen_neutral and e.hip is not None:
             seen_neutral.add(e.neutral)
             neutral.append(_alias(e.form, e.neutral, e.hip))
     if neutral:
@@ -183,9 +184,9 @@ def _cuda_neutral(plan: ShimPlan) -> list[str]:
     if not chosen:
         return []
     order = {"namespace": 0, "typedef": 1, "define": 2}
-    entries = sorted(chosen.values(), key=lambda e: (order[e.form], e.neutral))
+    named = sorted(chosen.items(), key=lambda kv: (order[kv[1].form], kv[0]))
     return [f"/* Vendor-neutral names (--prefix {plan.prefix}) */"] + \
-        [_alias(e.form, e.neutral, e.cuda) for e in entries] + [""]
+        [_alias(e.form, neutral, e.cuda) for neutral, e in named] + [""]
 
 
 def _squeeze(lines: list[str]) -> list[str]:

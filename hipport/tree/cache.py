@@ -46,6 +46,7 @@ class PortCache:
         return digest.hexdigest()
 
     def _file(self, key: str) -> Path:
+        assert self.directory is not None  # only called when caching is on
         return self.directory / key[:2] / f"{key[2:]}.pickle"
 
     def get(self, key: str, source: bytes) -> FileResult | None:

@@ -149,7 +149,7 @@ class TreeIndex:
                 return None  # in place, only what the port leaves as it is was recorded
         except Exception:  # an entry of the wrong shape (a planted index): a miss
             return None
-        result.edits = StoredEdits(count, self.cache, key)
+        result.edits = StoredEdits(count, self.cache, key)  # type: ignore[assignment]  # a lazy list: len, items, ==
         self._new[rel] = entry
         self.hits += 1
         return result
@@ -216,7 +216,7 @@ class TreeIndex:
             return
         now = time.time_ns()
         entries = {rel: e for rel, e in self._new.items() if len(e) == 1 or e[1] is None or settled(e[1], now)}
-        deps: dict[str, Signature | None] = {}
+        deps: dict[str, Signature | str | None] = {}  # a path -> its signature, None (absent) or _UNSETTLED
         shared: dict = {}  # files that see the same headers share one set (and one copy in the pickle)
         for rel, entry in entries.items():
             if len(entry) == 1:
@@ -250,7 +250,8 @@ class StoredEdits(Sequence):
     __slots__ = ("_count", "_cache", "_key", "_edits")
 
     def __init__(self, count: int, cache: PortCache, key: str) -> None:
-        self._count, self._cache, self._key, self._edits = count, cache, key, None
+        self._count, self._cache, self._key = count, cache, key
+        self._edits: list | None = None
 
     def __len__(self) -> int:
         return self._count

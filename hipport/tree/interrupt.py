@@ -29,7 +29,7 @@ class HeldInterrupts:
         self.received: int | None = None
         self._previous: dict[int, object] = {}
 
-    def __enter__(self) -> "HeldInterrupts":
+    def __enter__(self) -> HeldInterrupts:
         if threading.current_thread() is threading.main_thread():  # only there can handlers be set
             for signum in _SIGNALS:
                 self._previous[signum] = _set_handler(signum, self._hold)

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from hipport.options import Options
+from hipport.porting import port_bytes
 from hipport.engine.port import FileResult
 from hipport.ruleset.model import RuleSet
 from hipport.tree.cache import PortCache
@@ -75,8 +76,6 @@ def _sigint_held():
 
 
 def _port(task: PortTask) -> FileResult:
-    from hipport.api import port_bytes
-
     return port_bytes(task.source, _worker["rules"], _worker["options"], task.rel, task.path, task.declared)
 
 
@@ -136,7 +135,7 @@ class Porter:
         with _sigint_held():  # the first submit forks every worker
             self.pool.submit(int)
 
-    def __enter__(self) -> "Porter":
+    def __enter__(self) -> Porter:
         return self
 
     def __exit__(self, kind, value, traceback) -> None:
@@ -175,13 +174,14 @@ class Porter:
         return self._collect(list(as_completed(self.pending)))
 
     def _send(self) -> None:
+        assert self.pool is not None  # chunks are sent only with a pool
         with _sigint_held():
             self.pending[self.pool.submit(_port_chunk, self.chunk, self.cache)] = self.chunk
         self.chunk, self.chunk_bytes = [], 0
         self.sent += 1
 
     def _collect(self, futures) -> Done:
-        done = []
+        done: Done = []
         for future in futures:
             chunk = self.pending.pop(future)
             done.extend((task, unpack(record, task.source)) for task, record in zip(chunk, future.result()))

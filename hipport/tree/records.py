@@ -96,8 +96,8 @@ _PLAIN_INIT = not hasattr(FileResult, "__post_init__") and not hasattr(FileResul
 
 def _unpack_findings(findings: list[tuple]) -> list[Finding]:
     rebuilt = []
-    for values in findings:
-        values = list(values)
+    for packed in findings:
+        values = list(packed)
         values[_SEVERITY] = _SEVERITIES[values[_SEVERITY]]
         if values[_APPLICABILITY] is not None:
             values[_APPLICABILITY] = _APPLICABILITIES[values[_APPLICABILITY]]

@@ -43,7 +43,7 @@ class RenamePlan:
     collisions: dict[str, str] = field(default_factory=dict)  # old rel -> the existing rel it would replace
 
     @classmethod
-    def build(cls, sources: list[str], every_path: set[str], suffixes) -> "RenamePlan":
+    def build(cls, sources: list[str], every_path: set[str], suffixes) -> RenamePlan:
         plan = cls(tuple(suffixes))
         taken = set(every_path)
         for rel in sorted(sources):

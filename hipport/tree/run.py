@@ -15,20 +15,18 @@ output show unchanged: those are neither read nor written.
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import posixpath
 import re
-import stat
 import time
+from functools import partial
 from pathlib import Path
 
-from hipport.api import PortError, TreeRun
+from hipport.porting import PortError, TreeRun
 from hipport.buildfiles import BuildSettings, build_file_kind, port_build_file
 from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_and_fingerprints
-from hipport.emit.edits import apply_edits, order_edits
-from hipport.emit.writer import (TEMP_SUFFIX, check_writable, copy_atomic, create_atomic,
-                                  remove_stale_temporaries, symlink_atomic, write_atomic)
+from hipport.engine.edits import apply_edits, order_edits
+from hipport.emit.writer import create_atomic, remove_stale_temporaries, symlink_atomic, write_atomic
 from hipport.options import Options
 from hipport.project import ProjectHeaders
 from hipport.engine.port import FileResult
@@ -40,14 +38,13 @@ from hipport.tree.rename import RenamePlan
 from hipport.tree.safety import SafetyError, backup_suffix, check_in_place, check_output_dir, git_state
 from hipport.tree.settings import TreeSettings
 from hipport.tree.interrupt import HeldInterrupts
+from hipport.tree.mirror import MirrorWriting, Step
 from hipport.tree.walk import Entry, is_binary, select, special_kind
 
 _CMAKE_TARGET = re.compile(rb"\bCUDA::\w+")
-# Errors every later write would meet too: the run stops at the first.
-_STOPPING = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS") if hasattr(errno, name))
 
 
-class TreeConversion:
+class TreeConversion(MirrorWriting):
     def __init__(self, src: Path, rules: RuleSet, options: Options, settings: TreeSettings) -> None:
         if not Path(src).is_dir():
             raise PortError(f"{src}: not a directory")
@@ -161,11 +158,13 @@ class TreeConversion:
         for entry in sources:  # the walk's stats answer the header lookups (hipport.project) too
             if entry.stat is not None:
                 headers.found[prefix + entry.rel] = entry.stat
+        assert cache.directory is not None  # cache.enabled
         return TreeIndex(index_file(cache.directory, self.src, self.stream_to), cache.salt, cache, self.in_place,
                          headers, root, self._started_ns)
 
     def _from_index(self, entry: Entry) -> bool:
         """True if the index has entry's port and nothing it depends on changed: nothing is read or written."""
+        assert self._index is not None
         if self._index.binary(entry.rel, entry.stat):
             self.copies.append(entry)  # copied as data, as the last run found it to be
             self.run.binary += 1
@@ -194,12 +193,14 @@ class TreeConversion:
         written = self._write_now(rel, result) if self.stream_to is not None else None
         indexing = self._indexing.pop(rel, None)
         if indexing is not None:
+            assert self._index is not None  # what is indexed has an index to go to
             source, macros, key = indexing
             self._index.record(rel, source, macros, key, result, written)
         self._tick(1, rel)
 
     def _write_now(self, rel: str, result: FileResult) -> os.stat_result | None:
         """Write rel's port to the mirror; the stat of the file it is there, if all went well."""
+        assert self.stream_to is not None
         out = self._open_mirror(self.stream_to)
         target = out / rel
         errors = len(self.run.errors)
@@ -214,6 +215,7 @@ class TreeConversion:
 
     def _rename_includes(self, result: FileResult) -> FileResult:
         plan = self.plan
+        assert plan is not None  # called with --rename only
         extra = plan.include_edits(result.source, result.path)
         findings = list(result.findings)
         if result.path in plan.collisions:
@@ -281,136 +283,6 @@ class TreeConversion:
             self._done += count
             self.settings.progress(self._done, self._total, rel)
 
-    # -- writing a mirror ------------------------------------------------------------------
-
-    def _open_mirror(self, out: Path) -> Path:
-        if self._opened is None:
-            out = Path(out)
-            try:
-                out.mkdir(parents=True, exist_ok=True)
-                check_writable(out)  # one line for a read-only OUT, not one per file
-            except OSError as exc:
-                raise PortError(f"{out}: cannot write: {exc.strerror or exc}") from None
-            remove_stale_temporaries(_temporaries(out))
-            self._opened = out
-        return self._opened
-
-    def write_mirror(self, out: Path) -> None:
-        out = self._open_mirror(out)
-        src_real = self.src.resolve()
-        steps = []
-        for entry in self.dirs:
-            steps.append((out / entry.rel, lambda e=entry: self._mkdir(out, e.rel), None))
-        for rel, result in sorted(self.by_rel.items()):
-            if rel in self._streamed:
-                if self._streamed[rel]:  # (most have none: no step, no path made for them)
-                    steps.append((out / rel, lambda errors=self._streamed[rel]: self.run.errors.extend(errors), None))
-                continue
-            target = out / self._target(rel)
-            steps.append((target, lambda t=target, r=result, p=self.src / rel: self._write(out, t, r.output, p), None))
-        for entry in sorted(self.copies, key=lambda e: e.rel):
-            steps.append((out / entry.rel, lambda e=entry: self._copy(out, e.path, out / e.rel), entry.path))
-        for entry in self.links:
-            steps.append((out / entry.rel, lambda e=entry: self._link(e, out, src_real), None))
-        self._run_steps(steps)
-
-    def _run_steps(self, steps) -> None:
-        with HeldInterrupts() as held:
-            for target, step, source in steps:
-                held.check()
-                self._guard(target, step, source)
-
-    def _mkdir(self, out: Path, rel: str) -> None:
-        if not self._link_in_the_way(out, rel + "/"):
-            (out / rel).mkdir(parents=True, exist_ok=True)
-
-    def _link_in_the_way(self, out: Path, rel: str) -> bool:
-        """True (reported once) if a directory between OUT and rel is a link: say an earlier run's
-        mirror of what was a link then. Writing through it would write outside OUT."""
-        parts = rel.split("/")[:-1]
-        for depth in range(1, len(parts) + 1):
-            directory = "/".join(parts[:depth])
-            if directory in self._linked_dirs:
-                return True
-            if directory in self._checked_dirs:
-                continue
-            if (out / directory).is_symlink():
-                self._linked_dirs.add(directory)
-                self.run.errors.append(f"{out / directory}: a symbolic link in the output; hipport does not "
-                                       "write through it (remove it and run again)")
-                return True
-            self._checked_dirs.add(directory)
-        return False
-
-    def _target(self, rel: str) -> str:
-        return self.plan.target(rel) if self.plan is not None else rel
-
-    def _write(self, out: Path, target: Path, data: bytes, mode_from: Path) -> os.stat_result | None:
-        """Make target hold data; its stat then (taken before the read that found it right, or
-        after writing it), for the tree index."""
-        if self._link_in_the_way(out, target.relative_to(out).as_posix()):
-            return None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            before = os.lstat(target)
-            if stat.S_ISREG(before.st_mode) and target.read_bytes() == data:
-                return before  # a rerun into the same OUT leaves unchanged files (and their times) alone
-        except OSError:
-            pass
-        # A mirror file replaces only an earlier port: a kill still leaves it old or new, and the
-        # per-file fsync that guards in-place writes against power loss would be most of the run.
-        write_atomic(target, data, mode_from=mode_from, durable=False)
-        self.run.written += 1
-        try:
-            return os.lstat(target)
-        except OSError:
-            return None
-
-    def _copy(self, out: Path, source: Path, target: Path) -> None:
-        if self._link_in_the_way(out, target.relative_to(out).as_posix()):
-            return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            here, there = source.stat(), target.lstat()
-            if not target.is_symlink() and (here.st_size, here.st_mtime_ns) == (there.st_size, there.st_mtime_ns):
-                return
-        except OSError:
-            pass
-        copy_atomic(source, target, durable=False)
-
-    def _link(self, entry: Entry, out: Path, src_real: Path) -> None:
-        target = os.readlink(entry.path)
-        if os.path.isabs(target):
-            real = Path(target)
-            if real == src_real or src_real in real.parents:
-                target = str(out.resolve() / real.relative_to(src_real))  # into the mirror, as it was into SRC
-        else:
-            pointed = Path(os.path.normpath(entry.path.parent.resolve() / target))
-            if pointed != src_real and src_real not in pointed.parents:
-                target = str(pointed)  # outside the tree: keep pointing at the same file
-            elif self.plan is not None:
-                target = self.plan.link_target(entry.rel, target)
-        link = out / entry.rel
-        if self._link_in_the_way(out, entry.rel):
-            return
-        link.parent.mkdir(parents=True, exist_ok=True)
-        if link.is_symlink() and os.readlink(link) == target:
-            return
-        symlink_atomic(target, link)
-
-    def _guard(self, target: Path, step, source: Path | None = None) -> None:
-        try:
-            step()
-        except OSError as exc:
-            if source is not None and exc.filename is not None and os.fspath(exc.filename) == os.fspath(source):
-                self.run.errors.append(f"{source}: cannot read: {exc.strerror}")
-                return
-            message = f"{target}: cannot write: {exc.strerror or exc}"
-            if exc.errno in _STOPPING:
-                raise PortError(f"{message}; stopped with {self.run.written} file(s) written, none of them "
-                                "partly") from None
-            self.run.errors.append(message)
-
     # -- writing in place -------------------------------------------------------------------
 
     def write_in_place(self) -> None:
@@ -421,10 +293,10 @@ class TreeConversion:
         check_in_place(state, touched, self.settings.force)
         suffix = backup_suffix(state, touched, self.settings.backup_suffix)
         remove_stale_temporaries(self.temporary)
-        steps = [(self.src / rel, lambda rel=rel, new=new, result=result: self._replace(rel, new, result, suffix),
-                  self.src / rel) for rel, new, result in changes]
+        steps: list[Step] = [(self.src / rel, partial(self._replace, rel, new, result, suffix), self.src / rel)
+                             for rel, new, result in changes]
         if self.plan is not None:
-            steps += [(entry.path, lambda e=entry: self._retarget(e), None) for entry in self.links]
+            steps += [(entry.path, partial(self._retarget, entry), None) for entry in self.links]
         self._run_steps(steps)
 
     def _replace(self, rel: str, new: str, result: FileResult, suffix: str) -> None:
@@ -436,11 +308,10 @@ class TreeConversion:
             if done != result.output:
                 self.run.errors.append(f"{path}: changed while hipport ran; left as it is (run again to port it)")
             return
-        if suffix:
-            # The backup holds the bytes just compared, created only if none exists: a second run, or
-            # a concurrent one, never replaces the original with a port.
-            if create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
-                self.run.backups += 1
+        # The backup holds the bytes just compared, created only if none exists: a second run, or
+        # a concurrent one, never replaces the original with a port.
+        if suffix and create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
+            self.run.backups += 1
         write_atomic(self.src / new, result.output, mode_from=path)
         self.run.written += 1
         if new != rel:
@@ -448,6 +319,7 @@ class TreeConversion:
 
     def _retarget(self, entry: Entry) -> None:
         target = os.readlink(entry.path)
+        assert self.plan is not None  # links are retargeted only with --rename
         new = self.plan.link_target(entry.rel, target)
         if new != target:
             symlink_atomic(new, entry.path)
@@ -473,13 +345,6 @@ def _read_if_there(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
-
-
-def _temporaries(directory: Path):
-    for dirpath, dirnames, filenames in os.walk(directory):
-        for name in dirnames + filenames:
-            if name.endswith(TEMP_SUFFIX):
-                yield Path(dirpath) / name
 
 
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options,

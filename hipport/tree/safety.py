@@ -63,7 +63,8 @@ def check_in_place(state: GitState, touched: list[Path], force: bool) -> None:
         return
     dirty = state.dirty(touched)
     if dirty:
-        shown = ", ".join(_shown(p, state.top) for p in dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        shown = (", ".join(_shown(p, state.top) for p in dirty[:5])
+                 + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""))
         raise SafetyError(f"refusing to rewrite {len(dirty)} file(s) with uncommitted changes ({shown}); "
                           "commit or stash them first, or pass --force (originals are then kept as *"
                           f"{DEFAULT_BACKUP_SUFFIX})")

@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.api import SOURCE_SUFFIXES
+from hipport.porting import SOURCE_SUFFIXES
 from hipport.buildfiles import build_file_kind
 from hipport.emit.writer import TEMP_SUFFIX
 
@@ -51,6 +51,7 @@ class Entry:
     @property
     def path(self) -> Path:
         if self._path is None:
+            assert self._directory is not None  # an Entry has a path or a directory and name
             self._path = self._directory / self._name
         return self._path
 

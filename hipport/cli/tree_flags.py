@@ -92,7 +92,7 @@ def progress_bar(enabled: bool):
         if bar is None:
             bar = state["bar"] = click.progressbar(length=max(total, 1), label="hipport", file=sys.stderr,
                                                    show_pos=True, show_eta=False,
-                                                   item_show_func=lambda item: _tail(item))
+                                                   item_show_func=_tail)
         bar.update(done - bar.pos, current)
 
     try:

@@ -1,0 +1,76 @@
+"""Files and trees named on a command line, ported in memory: what check, report and shim read.
+
+Nothing is written here. It sits above hipport.tree (a named tree gets the
+selection convert makes) and below check, report and shim.
+"""
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from hipport import porting
+from hipport.options import Options
+from hipport.porting import PortError, TreeRun
+from hipport.project import ProjectHeaders
+from hipport.ruleset.model import RuleSet
+
+
+def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
+    """Port files and trees in memory only, for check and report: nothing is written.
+
+    Paths are shown as given (a tree's files joined to the tree's path), so the
+    output reads like a compiler's and editors can jump to it.
+    """
+    run = TreeRun()
+    headers = ProjectHeaders()
+    files, run.errors = source_files(paths)
+    for file in files:
+        try:
+            run.results.append(porting.port_file(file, rules, options, display=file.as_posix(), headers=headers))
+        except PortError as exc:
+            run.errors.append(str(exc))
+    run.results.sort(key=lambda r: r.path)
+    return run
+
+
+def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """Files named on a command line, and the sources of the trees named there.
+
+    Trees get the same selection convert makes: .gitignore'd vendored code is
+    not the user's to fix, and links are never followed.
+    """
+    files: list[Path] = []
+    errors: list[str] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            # Imported here: a pre-commit hook names files, and walking costs pathspec's import.
+            from hipport.tree.walk import select
+
+            selection = select(path)
+            files.extend(entry.path for entry in selection.of_kind("source"))
+            errors.extend(selection.errors)
+        elif path.exists():
+            files.append(path)
+        else:
+            errors.append(missing_path_message(path))
+    return files, errors
+
+
+def missing_path_message(path: Path) -> str:
+    """Why a named path cannot be read, for a path whose exists() is False.
+
+    exists() follows links, so a dangling or looping link reads as missing;
+    saying "no such file" about a file the user can see in `ls` sends them looking in the wrong place.
+    """
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except RuntimeError:
+            return f"{path}: a symbolic link that loops back on itself"
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # how Python 3.13 and later say it
+                return f"{path}: a symbolic link that loops back on itself"
+        return f"{path}: a symbolic link to {os.readlink(path)}, which does not exist"
+    return f"{path}: no such file or directory"

@@ -1,0 +1,91 @@
+"""What every command shares: one-line failures, the rule set, options and settings from flags and config."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"hipport: {message}", err=True)
+    sys.exit(2)
+
+
+def _load_rules(user_rules: tuple[str, ...]):
+    from hipport.ruleset.loader import load_rules
+    from hipport.ruleset.schema import RuleFileError
+
+    try:
+        return load_rules([Path(p) for p in user_rules])
+    except RuleFileError as exc:
+        _fail(str(exc))
+    except FileNotFoundError as exc:
+        _fail(str(exc))
+
+
+def _options(hip_version: str | None, launch_syntax: str, roc: bool):
+    from hipport.options import Options
+    from hipport.versions import parse_version
+
+    try:
+        version = parse_version(hip_version) if hip_version else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--hip-version") from None
+    return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc)
+
+
+def _parser_options(options, parser: str, compile_commands: Path | None, clang_args: tuple[str, ...],
+                    cuda_path: Path | None):
+    """options with the parser settings, checked now so that a bad database is one line, not a traceback."""
+    import dataclasses
+
+    from hipport.parse import make_backend
+    from hipport.parse.clang_env import ClangSetupError
+    from hipport.parse.compdb import CompileDatabaseError
+
+    if parser == "treesitter" and (compile_commands or clang_args or cuda_path):
+        raise click.UsageError("-p, --clang-arg and --cuda-path need --parser clang or auto")
+    options = dataclasses.replace(options, parser=parser, compile_commands=compile_commands,
+                                  clang_args=tuple(clang_args), cuda_path=cuda_path)
+    try:
+        make_backend(options)
+    except (CompileDatabaseError, ClangSetupError) as exc:
+        _fail(str(exc))
+    return options
+
+
+def _settings(config_path: Path | None, **flags):
+    """Merge [tool.hipport] from pyproject.toml with the flags given (flags win)."""
+    from hipport.config import ConfigError, find_config, load_config, merge
+
+    try:
+        config = load_config(config_path if config_path is not None else find_config())
+    except ConfigError as exc:
+        _fail(str(exc))
+    return merge(config, **flags)
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    from hipport.check import split_codes
+
+    return split_codes(values)
+
+
+def _print_findings(results, base: Path | None = None) -> None:
+    """path:line:col lines; a tree's paths are joined to the tree, so an editor can open them."""
+    for result in sorted(results, key=lambda r: r.path):
+        path = (base / result.path).as_posix() if base is not None else result.path
+        for f in result.findings:
+            click.echo(f"{path}:{f.line}:{f.column}: {f.severity.value} {f.code} {f.message}", err=True)
+
+
+def _print_summary(summary: dict, elapsed: float) -> None:
+    sev = summary["findings_by_severity"]
+    click.echo(
+        f"hipport: {summary['files']} file(s), {summary['changed']} changed, {summary['edits']} edit(s), "
+        f"{summary['converted']} reference(s) ported, {summary['unmapped']} unmapped; "
+        f"{sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} info; {elapsed:.2f}s",
+        err=True,
+    )

@@ -1,0 +1,71 @@
+"""`hipport report`: what ports and what does not, in every report format."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from hipport.cli.common import _fail, _load_rules, _options, _settings
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html", "sarif", "csv"]),
+              default="text", show_default=True)
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), metavar="FILE",
+              help="Write the report to FILE instead of stdout.")
+@click.option("--from", "from_json", type=click.Path(path_type=Path), metavar="REPORT.json",
+              help="Render an existing JSON report (convert --report, report --format json) instead of analyzing.")
+@click.option("--hip-version", metavar="X.Y",
+              help="Target HIP version; names newer than it are reported. Default: newest known.")
+@click.option("--rules", "user_rules", multiple=True, metavar="FILE",
+              help="Extra rule file (repeatable); its rules win over the built-in ones.")
+def report(paths: tuple[Path, ...], fmt: str, out: Path | None, from_json: Path | None,
+           hip_version: str | None, user_rules: tuple[str, ...]) -> None:
+    """Report what in PATHS (files or trees) ports to HIP automatically and what does not.
+
+    Analysis only: nothing is written but -o FILE. Counts references ported by
+    library, kernel launches, names not ported (with where they are used),
+    findings by code and severity, and a manual-effort estimate.
+    """
+    from hipport.emit.writer import write_atomic
+    from hipport.report import ReportError, analyze_paths, disk_sources, load_report, render
+
+    if from_json is not None and (paths or hip_version):
+        raise click.UsageError("--from renders a finished report; it takes no PATHS and no --hip-version")
+    if from_json is None and not paths:
+        raise click.UsageError("give PATHS to analyze, or --from REPORT.json")
+    from hipport.policy import Policy
+
+    settings = _settings(None, hip_version=hip_version, rules=tuple(Path(r) for r in user_rules))
+    rules = _load_rules(tuple(str(r) for r in settings.rules))
+    errors: list[str] = []
+    if from_json is not None:
+        try:
+            data = load_report(from_json)
+        except ReportError as exc:
+            _fail(str(exc))
+        sources = disk_sources(data)
+    else:
+        for path in paths:
+            if not path.exists():
+                from hipport.analysis import missing_path_message
+
+                _fail(missing_path_message(path))
+        data, sources, errors = analyze_paths(
+            list(paths), rules, _options(settings.hip_version, settings.launch_syntax, settings.roc),
+            Policy(settings.select, settings.ignore, settings.severity))
+    text = render(data, fmt, rules, sources)
+    if out is None or str(out) == "-":
+        click.echo(text, nl=False)
+    else:
+        try:
+            # surrogateescape: a file name that is not UTF-8 keeps its bytes, as on stdout
+            write_atomic(out, (click.unstyle(text) if fmt == "text" else text).encode("utf-8", "surrogateescape"))
+        except OSError as exc:
+            _fail(f"{out}: cannot write report: {exc.strerror}")
+    for message in errors:
+        click.echo(f"hipport: {message}", err=True)
+    if errors:
+        sys.exit(2)

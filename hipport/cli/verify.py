@@ -1,0 +1,55 @@
+"""`hipport verify`: compile ported sources with hipcc -fsyntax-only."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from hipport.cli.common import _fail, _load_rules
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--offload-arch", default="gfx90a", show_default=True, help="AMD GPU target to compile for.")
+@click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Extra include directory.")
+@click.option("-D", "defines", multiple=True, help="Extra preprocessor define.")
+@click.option("-p", "--compile-commands", type=click.Path(path_type=Path), metavar="PATH",
+              help="compile_commands.json (or its build directory): include paths and macros for each unit; "
+                   "nvcc's flags are translated.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Run N compiles at a time.")
+def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], defines: tuple[str, ...],
+           compile_commands: Path | None = None, jobs: int = 1) -> None:
+    """Compile ported sources under PATH with hipcc -fsyntax-only (no GPU needed).
+
+    Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
+    is not installed here) for each translation unit. Exits 1 if any failed.
+    HIP_PLATFORM=amd is forced, so an installed nvcc is never used.
+    """
+    from hipport.verify import INSTALL_HINT, check_units, find_hipcc, library_headers, status, translation_units
+
+    hipcc = find_hipcc()
+    if hipcc is None:
+        _fail(INSTALL_HINT)
+    entries = None
+    if compile_commands is not None:
+        from hipport.parse.compdb import CompileDatabaseError, load
+
+        try:
+            entries = load(compile_commands)
+        except CompileDatabaseError as exc:
+            _fail(str(exc))
+    rocm_headers = library_headers(_load_rules(()))
+    units = translation_units(path)
+    include_dirs = tuple(include_dirs) + tuple(sorted({u.parent for u in units}))
+    counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
+    results = check_units(units, offload_arch, include_dirs, defines, hipcc, entries, jobs)
+    for unit, result in zip(units, results):
+        state, detail = status(result, rocm_headers)
+        counts[state] += 1
+        click.echo(f"{state:6} {unit}" + (f": {detail}" if detail else ""))
+    click.echo(f"hipport verify: {counts['OK']} ok, {counts['FAIL']} failed, "
+               f"{counts['NO-LIB']} need a ROCm library that is not installed")
+    if counts["FAIL"]:
+        sys.exit(1)
