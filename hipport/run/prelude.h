@@ -1,0 +1,28 @@
+// hipport run prelude: force-included into every program `hipport verify --run`
+// builds against the HIP CPU Runtime. It bridges what real HIP has and the CPU
+// runtime lacks; it never enters what `hipport convert` writes.
+#pragma once
+#include <hip/hip_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+// Device min/max: real HIP declares them for every arithmetic pair (int, unsigned,
+// long long, float, double); the CPU runtime has only std::min/std::max.
+template <typename T, typename U,
+          typename = std::enable_if_t<std::is_arithmetic_v<T> && std::is_arithmetic_v<U>>>
+inline std::common_type_t<T, U> min(T a, U b) { return b < a ? b : a; }
+template <typename T, typename U,
+          typename = std::enable_if_t<std::is_arithmetic_v<T> && std::is_arithmetic_v<U>>>
+inline std::common_type_t<T, U> max(T a, U b) { return a < b ? b : a; }
+
+// Fast-math intrinsics real HIP has and the CPU runtime does not.
+inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+
+// Warp intrinsics HIP 5.2 has and the CPU runtime does not. Like its own
+// shuffles, these wait for the whole block: call them where every thread does.
+inline std::uint64_t __activemask() noexcept { return __ballot(1); }
+#define __syncwarp(...) __syncthreads()

@@ -1,0 +1,93 @@
+"""Where the HIP CPU Runtime is, and how a program is compiled against it.
+
+The runtime (github.com/ROCm/HIP-CPU) is header-only: g++ compiles HIP
+source with it and the program runs its kernels on the CPU, on 64-lane
+wavefronts. What real HIP has and the runtime lacks is bridged by a prelude
+force-included into every unit (prelude.h beside this module) and by the
+rewrites in bridge.py, both applied to a temporary copy of the port.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_VAR = "HIPPORT_HIP_CPU"
+PRELUDE = Path(__file__).with_name("prelude.h")
+BRIDGE_INCLUDE = Path(__file__).with_name("include")  # headers the runtime lacks and the bridge supplies
+CLONE_HINT = ("clone it with 'git clone https://github.com/ROCm/HIP-CPU' and pass --hip-cpu DIR, "
+              f"set {ENV_VAR}, or set hip-cpu in [tool.hipport]")
+# -O1 builds fastest overall with the runtime's templates (measured: -O0 runs kernels
+# several times slower for about the same compile time, -O2 compiles slower).
+CXXFLAGS = ("-std=c++17", "-O1", "-w")
+LIBS = ("-ltbb", "-lpthread")
+
+
+class RunSetupError(Exception):
+    """The runtime or the compiler is missing: one line for the user."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    runtime: Path  # the runtime's checkout (holding include/hip/hip_runtime.h)
+    cxx: str
+
+    @property
+    def include_dirs(self) -> tuple[Path, ...]:
+        return (BRIDGE_INCLUDE, self.runtime / "include")
+
+    def compile_command(self, units: list[Path], output: Path, include_dirs: tuple[Path, ...],
+                        prelude: Path) -> list[str]:
+        cmd = [self.cxx, *CXXFLAGS, "-x", "c++", "-include", str(prelude)]
+        cmd += [f"-I{d}" for d in (*include_dirs, *self.include_dirs)]
+        return cmd + [str(u) for u in units] + ["-x", "none", "-o", str(output), *LIBS]
+
+
+def find_runtime(option: Path | None, configured: Path | None) -> Path:
+    """The runtime's directory from --hip-cpu, HIPPORT_HIP_CPU or [tool.hipport] hip-cpu, in that order."""
+    for origin, value in (("--hip-cpu", option), (ENV_VAR, os.environ.get(ENV_VAR)),
+                          ("[tool.hipport] hip-cpu", configured)):
+        if not value:
+            continue
+        path = Path(value)
+        if not (path / "include" / "hip" / "hip_runtime.h").is_file():
+            raise RunSetupError(f"{origin}: {path} is not a HIP CPU Runtime checkout "
+                                "(no include/hip/hip_runtime.h)")
+        return path
+    raise RunSetupError(f"the HIP CPU Runtime is needed to run ported programs: {CLONE_HINT}")
+
+
+def find_toolchain(runtime: Path) -> Toolchain:
+    cxx = os.environ.get("CXX") or shutil.which("g++")
+    if not cxx:
+        raise RunSetupError("g++ not found; on Debian/Ubuntu: apt-get install -y g++ libtbb-dev")
+    return Toolchain(runtime.resolve(), cxx)
+
+
+def precompiled_prelude(toolchain: Toolchain, directory: Path) -> Path:
+    """The prelude, precompiled once for a run: each program then skips parsing the runtime's headers.
+
+    Falls back to the plain prelude when precompiling fails (g++ ignores a
+    .gch it cannot use, so a stale or foreign one is harmless).
+    """
+    key = hashlib.sha256(f"{toolchain}|{CXXFLAGS}|{PRELUDE.read_bytes()!r}".encode()).hexdigest()[:12]
+    header = directory / f"hipport-prelude-{key}.h"
+    if header.with_suffix(".h.gch").is_file():
+        return header
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PRELUDE, header)
+    cmd = [toolchain.cxx, *CXXFLAGS, "-x", "c++-header",
+           *[f"-I{d}" for d in toolchain.include_dirs], str(header), "-o", str(header) + ".gch"]
+    subprocess.run(cmd, capture_output=True)
+    return header
+
+
+def runtime_headers(toolchain: Toolchain) -> frozenset[str]:
+    """Every header the runtime and the bridge provide, as #include spells it (hip/hip_runtime.h)."""
+    found = set()
+    for root in toolchain.include_dirs:
+        found.update(p.relative_to(root).as_posix() for p in root.rglob("*.h*") if p.is_file())
+    return frozenset(found)
