@@ -26,3 +26,29 @@ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 // shuffles, these wait for the whole block: call them where every thread does.
 inline std::uint64_t __activemask() noexcept { return __ballot(1); }
 #define __syncwarp(...) __syncthreads()
+
+// hipDeviceGetAttribute, which the runtime lacks, for the attributes ported
+// code queries most; read from hipGetDeviceProperties, except the wavefront
+// width, which the runtime's properties misreport (4 instead of its 64).
+enum hipDeviceAttribute_t {
+    hipDeviceAttributeMaxThreadsPerBlock,
+    hipDeviceAttributeMultiprocessorCount,
+    hipDeviceAttributeWarpSize,
+    hipDeviceAttributeComputeCapabilityMajor,
+    hipDeviceAttributeComputeCapabilityMinor,
+    hipDeviceAttributeMaxSharedMemoryPerBlock,
+};
+inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
+    hipDeviceProp_t p;
+    const hipError_t status = hipGetDeviceProperties(&p, device);
+    if (status != hipSuccess) return status;
+    switch (attribute) {
+    case hipDeviceAttributeMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case hipDeviceAttributeMultiprocessorCount: *value = p.multiProcessorCount; break;
+    case hipDeviceAttributeWarpSize: *value = warpSize; break;
+    case hipDeviceAttributeComputeCapabilityMajor: *value = p.major; break;
+    case hipDeviceAttributeComputeCapabilityMinor: *value = p.minor; break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
+    }
+    return hipSuccess;
+}
