@@ -58,7 +58,7 @@ def run_tree(root: Path, toolchain: Toolchain, rules, options, settings: RunSett
     with _scratch() as scratch:
         copy = scratch / "tree"
         notes, missing = _bridged_copy(root, copy, rules, options, runtime_headers(toolchain))
-        prelude = precompiled_prelude(toolchain, scratch / "prelude")
+        prelude = precompiled_prelude(toolchain)
 
         def one(program: Program) -> RunResult:
             result = _run_one(program, root, copy, scratch, toolchain, prelude, settings, notes, missing)

@@ -60,3 +60,8 @@ inline hipError_t hipport_stream_wait_event(hipStream_t, hipEvent_t event, unsig
     return hipEventSynchronize(event);
 }
 #define hipStreamWaitEvent hipport_stream_wait_event
+
+// The runtime declares __ffsll for int64_t and uint64_t only, which makes a call
+// with HIP's own (unsigned) long long ambiguous.
+inline unsigned int __ffsll(unsigned long long x) noexcept { return x ? __builtin_ctzll(x) + 1 : 0; }
+inline unsigned int __ffsll(long long x) noexcept { return __ffsll(static_cast<unsigned long long>(x)); }
