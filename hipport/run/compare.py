@@ -11,7 +11,7 @@ import math
 import re
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)", re.I)
-_TOKEN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\S")
+_TOKEN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|(?i:[-+]?(?:inf|nan))\b|[^\s\d+\-.]+|\S")
 
 
 def _tokens(text: str) -> list[str]:
