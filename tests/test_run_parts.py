@@ -52,7 +52,8 @@ def test_bridge_leaves_file_scope_arrays_comments_and_strings(rules):
 
 
 def test_library_headers_the_runtime_lacks_are_reported(rules):
-    source = b"#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>\n#include \"rocrand_like.h\"\n#include <vector>\n"
+    source = (b"#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>\n"
+              b"#include \"rocrand_like.h\"\n#include <vector>\n")
     assert bridge_source(source, rules, Options(), AVAILABLE).missing == ["hipblas/hipblas.h"]
 
 

@@ -90,7 +90,7 @@ def _split_operation(text: str) -> tuple[str, str] | None:
         if m and not m.group(1).rstrip().endswith(("&", ">", "<")):
             return m.group(1).strip(), warp_op
         if op == "&":  # 31 & x
-            m = re.fullmatch(rf"(?:31|0[xX]0*1[fF])[uU]?\s*&\s*(.+)", text, re.S)
+            m = re.fullmatch(r"(?:31|0[xX]0*1[fF])[uU]?\s*&\s*(.+)", text, re.S)
             if m:
                 return m.group(1).strip(), warp_op
     return None

@@ -23,8 +23,10 @@ def verify_run(path: Path, hip_cpu: Path | None, configured: Path | None, settin
     options = Options()  # only the launches of ported code are rewritten, whatever the target
 
     def show(result: RunResult) -> None:
-        timing = f" ({result.build_seconds:.1f} s build, {result.run_seconds:.2f} s run)" if result.build_seconds else ""
-        click.echo(f"{result.status:10} {result.program.name}{timing}" + (f": {result.detail}" if result.detail else ""))
+        timing = f" ({result.build_seconds:.1f} s build, {result.run_seconds:.2f} s run)" \
+            if result.build_seconds else ""
+        detail = f": {result.detail}" if result.detail else ""
+        click.echo(f"{result.status:10} {result.program.name}{timing}{detail}")
         if verbose:
             for note in result.bridged:
                 click.echo(f"    bridged {note}")

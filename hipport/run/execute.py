@@ -129,7 +129,8 @@ def _run_one(program: Program, root: Path, copy: Path, scratch: Path, toolchain:
             result.status, result.detail = "NO-RUNTIME", f"the HIP CPU Runtime has no {absent.group(1)}"
         else:
             errors = [line for line in output.splitlines() if "error" in line]
-            result.detail = "build failed: " + (errors[0] if errors else f"exit status {build.returncode}").replace(str(copy) + "/", "")
+            first = errors[0] if errors else f"exit status {build.returncode}"
+            result.detail = "build failed: " + first.replace(str(copy) + "/", "")
             result.tail = _tail(output.replace(str(copy) + "/", ""))
         return result
     started = time.perf_counter()
@@ -156,6 +157,7 @@ def _run_one(program: Program, root: Path, copy: Path, scratch: Path, toolchain:
 
 
 def _compare(program: Program, root: Path, output: str, settings: RunSettings) -> str | None:
+    assert settings.compare is not None
     main = program.units[0]
     base = root if root.is_dir() else root.parent
     command = settings.compare.format(name=program.name, stem=main.name.split(".")[0],

@@ -107,7 +107,7 @@ def _compiler_version(cxx: str) -> str:
 
 def runtime_headers(toolchain: Toolchain) -> frozenset[str]:
     """Every header the runtime and the bridge provide, as #include spells it (hip/hip_runtime.h)."""
-    found = set()
+    found: set[str] = set()
     for root in toolchain.include_dirs:
         found.update(p.relative_to(root).as_posix() for p in root.rglob("*.h*") if p.is_file())
     return frozenset(found)
