@@ -101,3 +101,30 @@ def test_cli_reads_hip_cpu_from_the_project_config(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["verify", str(tmp_path), "--run"])
     assert result.exit_code == 2
     assert f"[tool.hipport] hip-cpu: {Path(tmp_path, 'vendor', 'HIP-CPU')} is not" in result.output
+
+
+def test_compare_runs_the_reference_command_for_each_program(tmp_path):
+    from hipport.run.execute import RunSettings, _compare
+    from hipport.run.programs import Program
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "expected-main.txt").write_text("sum = 3.0000001\n")
+    program = Program("app/main.hip", (Path("app/main.hip"),))
+    settings = RunSettings(compare="cat {dir}/expected-{stem}.txt")
+    assert _compare(program, tmp_path, "sum = 3.0\n", settings) is None
+    assert _compare(program, tmp_path, "sum = 3.1\n", settings) == \
+        "output differs from the reference: token 3: '3.1' where the reference has '3.0000001'"
+    failing = RunSettings(compare="exit 3")
+    assert _compare(program, tmp_path, "", failing) == "the reference command failed (exit status 3): exit 3"
+
+
+def test_convert_fix_warp_size_on_the_command_line_says_what_it_changed(tmp_path):
+    case = Path(__file__).resolve().parents[1] / "fixtures" / "convert" / "74-fix-warp-size"
+    out = tmp_path / "out.hip"
+    result = CliRunner().invoke(main, ["convert", str(case / "input.cu"), "-o", str(out), "--hip-version", "5.2",
+                                       "--fix-warp-size", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == (case / "expected.hip").read_bytes()
+    assert "HP402" in result.output and "(--fix-warp-size: 'unsigned' became 'unsigned long long')" in result.output
+    plain = CliRunner().invoke(main, ["convert", str(case / "input.cu"), "-o", "-", "--hip-version", "5.2"])
+    assert "unsigned mask = __ballot(" in plain.output and "(--fix-warp-size" not in plain.output
