@@ -128,3 +128,23 @@ def test_convert_fix_warp_size_on_the_command_line_says_what_it_changed(tmp_path
     assert "HP402" in result.output and "(--fix-warp-size: 'unsigned' became 'unsigned long long')" in result.output
     plain = CliRunner().invoke(main, ["convert", str(case / "input.cu"), "-o", "-", "--hip-version", "5.2"])
     assert "unsigned mask = __ballot(" in plain.output and "(--fix-warp-size" not in plain.output
+
+
+def test_a_compile_database_gives_macros_and_include_paths_inside_the_port(tmp_path):
+    import json
+
+    from hipport.parse.compdb import load
+    from hipport.run.execute import _database_flags
+    from hipport.run.programs import Program
+
+    port = tmp_path / "port"
+    (port / "app" / "include").mkdir(parents=True)
+    (port / "app" / "main.hip").write_text("int main() { return FOO - 1; }\n")
+    database = tmp_path / "compile_commands.json"
+    database.write_text(json.dumps([{
+        "directory": str(tmp_path), "file": str(port / "app" / "main.hip"),
+        "command": f"hipcc -DFOO=1 -I{port / 'app' / 'include'} -I/usr/local/cuda/include -c "
+                   f"{port / 'app' / 'main.hip'}"}]))
+    program = Program("app/main.hip", (Path("app/main.hip"),))
+    copy = tmp_path / "copy"
+    assert _database_flags(program, port, copy, load(database)) == ["-DFOO=1", f"-I{copy / 'app' / 'include'}"]

@@ -505,7 +505,15 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
             configured = load_config(find_config()).hip_cpu
         except ConfigError as exc:
             _fail(str(exc))
-        settings = RunSettings(timeout=timeout, compare=compare, rel_tol=tolerance, jobs=jobs)
+        database = None
+        if compile_commands is not None:
+            from hipport.parse.compdb import CompileDatabaseError, load
+
+            try:
+                database = load(compile_commands)
+            except CompileDatabaseError as exc:
+                _fail(str(exc))
+        settings = RunSettings(timeout=timeout, compare=compare, rel_tol=tolerance, jobs=jobs, database=database)
         sys.exit(verify_run(path, hip_cpu, configured, settings, verbose))
     from hipport.verify import INSTALL_HINT, check_units, find_hipcc, library_headers, status, translation_units
 

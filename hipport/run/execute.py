@@ -36,6 +36,7 @@ class RunSettings:
     rel_tol: float = 1e-5
     abs_tol: float = 1e-8
     jobs: int = 1
+    database: dict | None = None  # compile_commands.json entries (verify -p): macros and include paths
 
 
 @dataclass
@@ -115,6 +116,8 @@ def _run_one(program: Program, root: Path, copy: Path, scratch: Path, toolchain:
     binary.parent.mkdir(parents=True, exist_ok=True)
     include_dirs = (copy / program.directory, copy)
     cmd = toolchain.compile_command([copy / u for u in program.units], binary, include_dirs, prelude)
+    if settings.database:
+        cmd[1:1] = _database_flags(program, root, copy, settings.database)
     started = time.perf_counter()
     try:
         build = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=BUILD_TIMEOUT)
@@ -171,6 +174,28 @@ def _compare(program: Program, root: Path, output: str, settings: RunSettings) -
         return f"the reference command failed (exit status {ref.returncode}): {command}"
     found = difference(output, ref.stdout, settings.rel_tol, settings.abs_tol)
     return f"output differs from the reference: {found}" if found else None
+
+
+def _database_flags(program: Program, root: Path, copy: Path, entries: dict) -> list[str]:
+    """The macros a compile database gives the program's units, and its include paths inside the port.
+
+    Include paths outside the ported tree stay out: they may hold the unported CUDA headers.
+    """
+    from hipport.verify import database_flags
+
+    base = (root if root.is_dir() else root.parent).resolve()
+    found: list[str] = []
+    for unit in program.units:
+        flags = list(database_flags(base / unit, entries))
+        for index, flag in enumerate(flags):
+            if flag.startswith(("-D", "-U")):
+                value = flag if len(flag) > 2 else flag + (flags[index + 1] if index + 1 < len(flags) else "")
+                found.append(value)
+            elif flag.startswith("-I"):
+                path = Path(flag[2:] or (flags[index + 1] if index + 1 < len(flags) else ""))
+                if path.is_absolute() and path.resolve().is_relative_to(base):
+                    found.append(f"-I{copy / path.resolve().relative_to(base)}")
+    return list(dict.fromkeys(found))
 
 
 def _with_local_headers(program: Program, copy: Path) -> set[Path]:
