@@ -34,17 +34,22 @@ def bridge_source(source: bytes, rules, options, available: frozenset[str]) -> B
     """source rewritten for the CPU runtime; options is the port's (its launch syntax becomes hip)."""
     from dataclasses import replace
 
+    from hipport.emit.edits import apply_edits, order_edits
     from hipport.engine.port import port_source
 
     changes = []
     missing = [h.decode() for h in _INCLUDE.findall(source)
                if _LIBRARY_HEADER.match(h.decode()) and h.decode() not in available]
     if b"<<<" in source:
-        # Porting ported code edits nothing but the launches it is asked to rewrite.
-        ported = port_source(source, rules, replace(options, launch_syntax="hip"), path="<run>").output
-        if ported != source:
+        # Only the launch rewrite's own edits: whatever else a port of this file would still
+        # change (a name left for a newer HIP) stays as convert wrote it.
+        kept = port_source(source, rules, replace(options, launch_syntax="keep"), path="<run>").edits
+        rewritten = port_source(source, rules, replace(options, launch_syntax="hip"), path="<run>").edits
+        already = {(e.start, e.end, e.text) for e in kept}
+        launches = [e for e in rewritten if (e.start, e.end, e.text) not in already]
+        if launches:
             changes.append("launches rewritten to hipLaunchKernelGGL")
-            source = ported
+            source = apply_edits(source, order_edits(launches)[0])
 
     def dynamic(m: re.Match) -> bytes:
         if _brace_depth(m.string, m.start()) == 0:
