@@ -1,5 +1,6 @@
 # Two commands set up and run everything on a fresh machine:
-#   make demo   convert examples/ to HIP and compile the result with hipcc
+#   make demo   convert examples/ to HIP, compile the result with hipcc and run its
+#               programs on the CPU with the HIP CPU Runtime (64-lane wavefronts)
 #   make test   run the test suite (installs what it needs first)
 PYTHON ?= python3
 # The demo targets the HIP that Debian's hipcc is, so its output compiles here.
@@ -14,8 +15,12 @@ BROWSER_PKGS := chromium chromium-driver
 CLANG_PKGS := libclang-common-16-dev
 CLANG_WRAPPER := /usr/lib/llvm-16/lib/clang/16/include/__clang_cuda_runtime_wrapper.h
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The HIP CPU Runtime (header-only) for `verify --run`: HIPPORT_HIP_CPU, a vendored copy
+# beside the checkout, or a clone of ROCm/HIP-CPU into .hip-cpu/. It needs g++ and TBB.
+HIPCPU_PKGS := g++ libtbb-dev
+HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: demo test lint hipcc browser clang-headers rules clean bench bench-full fuzz
+.PHONY: demo test lint hipcc hipcpu browser clang-headers rules clean bench bench-full fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +35,15 @@ hipcc:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(HIP_PKGS) >/dev/null; }
 
+# g++ and TBB build ported programs with the HIP CPU Runtime (verify --run); the runtime
+# itself is cloned when no copy is found.
+hipcpu:
+	@printf 'int main(){}' | g++ -x c++ - -o /dev/null -ltbb 2>/dev/null || { \
+	  echo "installing g++ and TBB ($(HIPCPU_PKGS))"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(HIPCPU_PKGS) >/dev/null; }
+	@test -f $(HIP_CPU)/include/hip/hip_runtime.h || git clone -q --depth 1 https://github.com/ROCm/HIP-CPU $(HIP_CPU)
+
 # Debian's headless chromium: the HTML report is tested in a real browser.
 browser:
 	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
@@ -43,12 +57,13 @@ clang-headers:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CLANG_PKGS) >/dev/null; }
 
-demo: $(STAMP) hipcc
+demo: $(STAMP) hipcc hipcpu
 	rm -rf demo-out
 	$(BIN)/hipport convert examples -o demo-out --rename --hip-version $(DEMO_HIP) --report demo-out.json
 	$(BIN)/hipport report --from demo-out.json
 	$(BIN)/hipport report --from demo-out.json --format html -o demo-report.html
 	$(BIN)/hipport verify demo-out
+	$(BIN)/hipport verify demo-out --run --hip-cpu $(HIP_CPU) -j 2
 	@echo "demo: ported tree in demo-out/, report in demo-report.html"
 
 # The house rules the tools can check: the import layers (pyproject.toml's import-linter
@@ -59,8 +74,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/ruff format --check hipport
 
-test: lint $(STAMP) hipcc browser clang-headers
-	$(BIN)/pytest -q
+test: lint $(STAMP) hipcc hipcpu browser clang-headers
+	HIPPORT_HIP_CPU=$(abspath $(HIP_CPU)) $(BIN)/pytest -q
 
 # The peer, PyTorch's hipify, is optional: without torch its rows say so.
 $(BENCH_STAMP): $(STAMP)

@@ -21,6 +21,7 @@ KEYS = {
     "fail-on": str,
     "rules": list,
     "baseline": str,
+    "hip-cpu": str,
 }
 
 
@@ -40,6 +41,7 @@ class Config:
     fail_on: str = "error"
     rules: tuple[Path, ...] = ()
     baseline: Path | None = None
+    hip_cpu: Path | None = None  # the HIP CPU Runtime checkout, for verify --run
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -100,6 +102,7 @@ def load_config(path: Path | None) -> Config:
         # setting means the same wherever the command is started.
         rules=tuple(base / r for r in table.get("rules", [])),
         baseline=base / table["baseline"] if "baseline" in table else None,
+        hip_cpu=base / table["hip-cpu"] if "hip-cpu" in table else None,
     )
 
 

@@ -22,6 +22,7 @@ class Options:
     compile_commands: Path | None = None  # compile_commands.json, or the build directory holding it
     clang_args: tuple[str, ...] = ()  # extra flags for every clang parse
     cuda_path: Path | None = None  # None: CUDA_PATH, CUDA_HOME, then /usr/local/cuda
+    fix_warp_size: bool = False  # apply the warp-size lints' provably safe fixes (engine/warp_fix.py)
 
     @property
     def parser_in_use(self) -> str:
@@ -36,4 +37,5 @@ class Options:
             "roc": self.roc,
             **({"mode": self.mode, "shim_include": self.shim_include} if self.mode != "port" else {}),
             **({"parser": self.parser_in_use} if self.parser_in_use != "treesitter" else {}),
+            **({"fix_warp_size": True} if self.fix_warp_size else {}),
         }

@@ -1,6 +1,7 @@
 // saxpy_cublas.cu - SAXPY and a small SGEMM through cuBLAS.
 //
 // cuBLAS uses column-major storage; all matrices here are column-major.
+#include <cmath>
 #include <cstdio>
 #include <vector>
 #include <cublas_v2.h>
@@ -64,5 +65,7 @@ int main() {
     CUDA_CHECK(cudaFree(dx));
     CUDA_CHECK(cudaFree(dy));
     CUBLAS_CHECK(cublasDestroy(handle));
-    return 0;
+    const bool ok = hy[0] == 5.0f && std::fabs(hC[c * m + r] - ref) < 1e-3f;
+    printf("%s\n", ok ? "PASSED" : "FAILED");
+    return ok ? 0 : 1;
 }

@@ -59,5 +59,7 @@ int main() {
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFree(d_count));
-    return 0;
+    const bool ok = sum == static_cast<float>(n) && positive == 32;
+    std::printf("%s\n", ok ? "PASSED" : "FAILED");
+    return ok ? 0 : 1;
 }

@@ -43,13 +43,17 @@ from hipport.cli.tree_flags import tree_options
               help="Extra flag for every clang parse (repeatable), e.g. --clang-arg=-Iinclude.")
 @click.option("--cuda-path", type=click.Path(path_type=Path), metavar="DIR",
               help="CUDA installation for --parser clang. Default: CUDA_PATH, CUDA_HOME, /usr/local/cuda.")
+@click.option("--fix-warp-size", is_flag=True,
+              help="Apply the warp-size lints' fixes where they are provably safe (64-bit ballot masks, "
+                   "__popcll, lanes and warps from warpSize, shuffle loops from warpSize / 2); each "
+                   "finding says what it changed or why it did not.")
 @tree_options
 def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None, hip_version: str | None,
             launch_syntax: str | None, roc: bool | None, user_rules: tuple[str, ...], quiet: bool,
             config_path: Path | None = None,
             mode: str = "port", shim_include: str = "gpu_compat.h", parser: str = "auto",
             compile_commands: Path | None = None, clang_args: tuple[str, ...] = (),
-            cuda_path: Path | None = None, **tree) -> None:
+            cuda_path: Path | None = None, fix_warp_size: bool = False, **tree) -> None:
     """Port SRC (a file or a directory) to HIP.
 
     Every byte outside an edit is kept as it was: encoding, line endings, comments
@@ -86,6 +90,8 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)
+    if fix_warp_size:
+        options = dataclasses.replace(options, fix_warp_size=True)
     rules = _load_rules(tuple(str(r) for r in config.rules))
     settings = tree_settings(tree)
     if mode == "shim":

@@ -19,14 +19,35 @@ from hipport.cli.common import _fail, _load_rules
                    "nvcc's flags are translated.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Run N compiles at a time.")
+@click.option("--run", "run_programs", is_flag=True,
+              help="Build each program (a unit with a main) against the HIP CPU Runtime and run it on "
+                   "64-lane wavefronts: PASS/FAIL on its exit status, NO-RUNTIME when it needs a library "
+                   "the runtime lacks.")
+@click.option("--hip-cpu", type=click.Path(path_type=Path), metavar="DIR",
+              help="With --run: the HIP CPU Runtime checkout. Default: HIPPORT_HIP_CPU, then "
+                   "[tool.hipport] hip-cpu.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60, show_default=True,
+              metavar="SECONDS", help="With --run: how long each program may run.")
+@click.option("--compare", metavar="CMD", help="With --run: a reference command whose output each "
+              "program's must match ({stem}, {name} and {dir} name the program), e.g. the CUDA "
+              "original on a GPU machine or 'cat expected/{stem}.txt'.")
+@click.option("--tolerance", type=click.FloatRange(min=0), default=1e-5, show_default=True, metavar="REL",
+              help="With --compare: relative tolerance for numbers.")
+@click.option("-v", "--verbose", is_flag=True, help="With --run: say what the run step bridged.")
 def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], defines: tuple[str, ...],
-           compile_commands: Path | None = None, jobs: int = 1) -> None:
+           compile_commands: Path | None = None, jobs: int = 1, run_programs: bool = False,
+           hip_cpu: Path | None = None, timeout: float = 60, compare: str | None = None,
+           tolerance: float = 1e-5, verbose: bool = False) -> None:
     """Compile ported sources under PATH with hipcc -fsyntax-only (no GPU needed).
 
     Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
     is not installed here) for each translation unit. Exits 1 if any failed.
     HIP_PLATFORM=amd is forced, so an installed nvcc is never used.
+
+    With --run, builds and runs the ported programs instead, on the CPU (see --run).
     """
+    if run_programs:
+        _verify_run(path, hip_cpu, compile_commands, jobs, timeout, compare, tolerance, verbose)
     from hipport.verify import INSTALL_HINT, check_units, find_hipcc, library_headers, status, translation_units
 
     hipcc = find_hipcc()
@@ -53,3 +74,25 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
                f"{counts['NO-LIB']} need a ROCm library that is not installed")
     if counts["FAIL"]:
         sys.exit(1)
+
+
+def _verify_run(path: Path, hip_cpu: Path | None, compile_commands: Path | None, jobs: int, timeout: float,
+                compare: str | None, tolerance: float, verbose: bool) -> None:
+    from hipport.config import ConfigError, find_config, load_config
+    from hipport.run.command import verify_run
+    from hipport.run.execute import RunSettings
+
+    try:
+        configured = load_config(find_config()).hip_cpu
+    except ConfigError as exc:
+        _fail(str(exc))
+    database = None
+    if compile_commands is not None:
+        from hipport.parse.compdb import CompileDatabaseError, load
+
+        try:
+            database = load(compile_commands)
+        except CompileDatabaseError as exc:
+            _fail(str(exc))
+    settings = RunSettings(timeout=timeout, compare=compare, rel_tol=tolerance, jobs=jobs, database=database)
+    sys.exit(verify_run(path, hip_cpu, configured, settings, _load_rules(()), verbose))

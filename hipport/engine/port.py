@@ -14,6 +14,7 @@ from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, R
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
 from hipport.engine.lint_findings import lint_outcome
+from hipport.engine.warp_fix import fix_warp_size
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
 from hipport.ruleset.model import NameRule, RuleSet
@@ -291,6 +292,8 @@ class _Porter:
             outcome = lint_outcome(hit, rule, self.target, call_kept=hit.call not in self.rewritten_calls)
             if outcome is None:
                 continue
+            if self.options.fix_warp_size:
+                outcome = fix_warp_size(outcome, hit, rule, self.source)
             if rule.once:
                 self.reported_once.add(rule.index)
             if hit.call is not None:
