@@ -103,12 +103,13 @@ class _Porter:
         self.reported_once: set = set()
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
-        declared = {site.name for site in parsed.names if site.role is _DECLARATION} | declared_elsewhere
+        # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
+        # from the backend); a project header's macros hide them in the whole file.
         for site in parsed.names:
-            self._name(site, declared)
+            self._name(site, declared_elsewhere)
         for pasted in parsed.pasted:
             self._pasted(pasted)
-        self._lints(parsed, declared)
+        self._lints(parsed, declared_elsewhere)
         if parsed.launches:
             self.uses_device_code = True
             self.result.launches = len(parsed.launches)
@@ -137,7 +138,7 @@ class _Porter:
 
     # -- names -----------------------------------------------------------------
 
-    def _name(self, site: NameSite, declared: set[str]) -> None:
+    def _name(self, site: NameSite, declared_elsewhere: frozenset[str]) -> None:
         rules = self.rules
         name = site.name
         role = site.role
@@ -149,9 +150,10 @@ class _Porter:
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
                 self._finding("HP104", site.start, site.end, name,
-                              f"this file declares its own '{name}', so hipport leaves every use of it as written")
+                              f"this file declares its own '{name}', so hipport leaves the uses that "
+                              "refer to it as written")
             return
-        if name in declared and not site.resolved:
+        if (site.shadowed or name in declared_elsewhere) and not site.resolved:
             return
         if role is _NAMESPACE:
             namespace = rules.namespaces.get(name)
@@ -273,7 +275,7 @@ class _Porter:
 
     # -- lints -------------------------------------------------------------------
 
-    def _lints(self, parsed: ParsedFile, declared: set[str]) -> None:
+    def _lints(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
         index = self.rules.lint_index
         hits = list(parsed.lint_hits)
         for launch in parsed.launches:
@@ -284,7 +286,7 @@ class _Porter:
             rule = index.rules[hit.rule]
             if self._dropped(hit.start):
                 continue  # the port deletes this code
-            if hit.trigger in declared and rule.match in OWN_NAME_SILENCES:
+            if (hit.own_name or hit.trigger in declared_elsewhere) and rule.match in OWN_NAME_SILENCES:
                 continue
             if rule.once and rule.index in self.reported_once:
                 continue

@@ -29,6 +29,9 @@ class NameSite:
     # A precise backend resolved this use to the CUDA toolkit's declaration, so a
     # same-named declaration elsewhere in the file (an overload, say) does not shadow it.
     resolved: bool = False
+    # A declaration of the file's own is in scope here (hipport.parse.ts_scopes), so the name
+    # means the user's entity and is left alone.
+    shadowed: bool = False
 
 
 @dataclass(slots=True)
@@ -83,6 +86,7 @@ class LintHit:
     fixable: bool = True  # False when the matcher found the rule's fix unsafe at this place
     detail: str = ""  # words the message gains here, e.g. which macro the value came through
     trigger: str = ""  # the candidate name that started the match, if a name did
+    own_name: bool = False  # the trigger names a declaration of the file's own where it is
 
 
 @dataclass(slots=True)

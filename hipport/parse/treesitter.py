@@ -15,14 +15,17 @@ from bisect import bisect_left, bisect_right
 from hipport.parse.lint_match import LintMatcher
 from hipport.parse.macro_lexer import MacroIdentifier
 from hipport.parse.scan import Candidates
-from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile
+from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role
 from hipport.parse.tree_path import NODE, TYPE, NodePath
 from hipport.parse.ts_chunks import CHUNK_ABOVE, CHUNK_BYTES, NoSafeCut, chunk_trees
 from hipport.parse.ts_grammar import NOT_CODE, NOT_CODE_LEXEMES, _parser
 from hipport.parse.ts_names import NameClassifier
 from hipport.parse.ts_places import PlaceClassifier
+from hipport.parse.ts_scopes import Scopes
 
 __all__ = ["TreeSitterBackend", "_parser"]
+
+_MAY_BE_HIDDEN = (Role.USE, Role.NAMESPACE)
 
 
 class TreeSitterBackend:
@@ -38,7 +41,7 @@ class TreeSitterBackend:
             if parsed is not None:
                 return parsed
         tree = _parser().parse(source)
-        out = _Found()
+        out = _Found(source)
         _Classifier(source, tree.root_node, markers).run(candidates, out)
         return out.parsed(source)
 
@@ -47,7 +50,7 @@ def _parse_in_chunks(source: bytes, candidates: Candidates, markers: frozenset[s
                      chunk_bytes: int) -> ParsedFile | None:
     """Classify a big file one chunk's tree at a time (hipport.parse.ts_chunks says where it
     may be cut); None when no safe cut was found and the file must be parsed whole."""
-    out = _Found()
+    out = _Found(source)
     guard_start = _UNKNOWN
     matcher = None
     pieces = _CandidatePieces(candidates)
@@ -86,9 +89,10 @@ class _Found:
     """What classification found, kept in the order one whole-file pass would give it."""
 
     __slots__ = ("names", "includes", "launches", "name_hits", "literal_hits", "syntax_error_at",
-                 "syntax_error_detail")
+                 "syntax_error_detail", "scopes")
 
-    def __init__(self) -> None:
+    def __init__(self, source: bytes) -> None:
+        self.scopes = Scopes(source)  # carried from chunk to chunk, like the order of the sites
         self.names: list[NameSite] = []
         self.includes: list[IncludeSite] = []
         self.launches: list[LaunchSite] = []
@@ -125,6 +129,9 @@ class _Classifier(NameClassifier, PlaceClassifier):
         if lints is not None and self.matcher is None:
             self.matcher = LintMatcher(self.source, lints)
         matcher = self.matcher if lints is not None else None
+        self.scopes = out.scopes
+        self.scopes.attach(self.root)
+        self.last_namespace_at = -1
         try:
             if matcher is not None:
                 matcher.not_code = self._lexically_not_code
@@ -138,6 +145,8 @@ class _Classifier(NameClassifier, PlaceClassifier):
         frames = path.frames  # the path's own list, moved by each seek
         not_code = self.not_code
         rules_at: dict[str, tuple] = {}  # name -> the lints it triggers
+        scopes = self.scopes
+        declared = scopes.declared  # filled as the walk meets declarations
         for start, end, name in candidates.names:
             # Where the candidate is, and whether that is code: the types of the node and its
             # parent are read once, into their frames.
@@ -160,13 +169,19 @@ class _Classifier(NameClassifier, PlaceClassifier):
             site = self._classify_name(path, depth, start, end, name)
             if site is not None:
                 out.names.append(site)
+                if site.role in _MAY_BE_HIDDEN:
+                    scopes.use(path, depth, site)
             if matcher is None:
                 continue
             rule_ids = rules_at.get(name)
             if rule_ids is None:
                 rule_ids = rules_at[name] = lints.for_name(name)
             if rule_ids and (node_type != "preproc_arg" or site is not None):
-                out.name_hits.extend(matcher.at_name(path, depth, start, end, name, site, rule_ids))
+                hits = matcher.at_name(path, depth, start, end, name, site, rule_ids)
+                if hits and (name in declared if site is None else site.shadowed or site.role is Role.DECLARATION):
+                    for hit in hits:
+                        hit.own_name = True
+                out.name_hits.extend(hits)
         if matcher is not None and candidates.literals:
             path = NodePath(self.root)
             for start, end, value in candidates.literals:

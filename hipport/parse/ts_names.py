@@ -9,17 +9,28 @@ from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
 from hipport.parse.sites import NameSite, Role
 from hipport.parse.tree_path import NODE, TYPE, NodePath
 from hipport.parse.ts_grammar import (
-    DECLARATION_OWNERS, DECLARATOR_WRAPPERS, IDENTIFIER_NODES, MACRO_DEFINITIONS, MAY_DECLARE,
-    NAMED_DECLARATIONS, TAGGED_TYPES, TYPE_PARAMETERS, DEFINE_LINE, spans_of_code,
+    DECLARATION_OWNERS,
+    DECLARATOR_WRAPPERS,
+    DEFINE_LINE,
+    IDENTIFIER_NODES,
+    MACRO_DEFINITIONS,
+    MAY_DECLARE,
+    NAMED_DECLARATIONS,
+    TAGGED_TYPES,
+    TYPE_PARAMETERS,
+    spans_of_code,
 )
+from hipport.parse.ts_scopes import Scopes
 
 
 class NameClassifier:
-    """Mixed into the classifier, which holds source, markers and macro_bodies."""
+    """Mixed into the classifier, which holds source, markers, macro_bodies and the scopes."""
 
     source: bytes
     markers: frozenset[str]
     macro_bodies: dict[int, dict[int, MacroIdentifier]]
+    scopes: Scopes
+    last_namespace_at: int  # where the last CUDA namespace (cub in cub::X) was met
 
     def _classify_name(self, path: NodePath, depth: int, start: int, end: int, name: str) -> NameSite | None:
         frame = path.frames[depth]
@@ -39,23 +50,29 @@ class NameClassifier:
         node, node_type = frames[depth][NODE], frames[depth][TYPE]
         parent, ptype = (frames[depth - 1][NODE], frames[depth - 1][TYPE]) if depth else (None, "")
         if node_type == "field_identifier":
-            if ptype in MAY_DECLARE and self._is_declarator_of(path, depth):
-                return NameSite(start, end, name, Role.DECLARATION)
+            owner = self._declarator_owner(path, depth) if ptype in MAY_DECLARE else -1
+            if owner >= 0:
+                return self._declaration(path, owner, start, end, name)
             return None  # a member of some type: obj.cudaFree, p->cudaStream
         if node_type == "namespace_identifier":
             if ptype in ("namespace_definition", "namespace_alias_definition") and \
                     parent.child_by_field_name("name") == node:
-                return NameSite(start, end, name, Role.DECLARATION)
+                return self._declaration(path, depth - 1, start, end, name)
+            self.last_namespace_at = start
             return NameSite(start, end, name, Role.NAMESPACE)
         if ptype == "using_declaration" and path.previous_sibling_type(depth) == "namespace":
             return NameSite(start, end, name, Role.NAMESPACE)
         if ptype == "qualified_identifier":
             if parent.child_by_field_name("scope") is not None:
+                using = self._brought_in(path, depth)
+                if using >= 0:
+                    return self._declaration(path, using, start, end, name)
                 return None  # a member of a user namespace or class: Fake::cudaMalloc
         if ptype == "preproc_params":
             return None
-        if ptype in MAY_DECLARE and self._is_declaration(path, depth, node, parent, ptype):
-            return NameSite(start, end, name, Role.DECLARATION)
+        construct = self._declaring(path, depth, node, parent, ptype) if ptype in MAY_DECLARE else -1
+        if construct >= 0:
+            return self._declaration(path, construct, start, end, name)
         call = parent if ptype == "call_expression" else None
         if ptype == "qualified_identifier" and path.type_at(depth - 2) == "call_expression":
             call = path.at(depth - 2)  # ::cudaMalloc(...)
@@ -66,32 +83,51 @@ class NameClassifier:
                 arguments = spans_of_code(args.named_children)
         return NameSite(start, end, name, Role.USE, arguments=arguments)
 
-    def _is_declaration(self, path: NodePath, depth: int, node, parent, ptype: str) -> bool:
+    def _declaration(self, path: NodePath, construct: int, start: int, end: int, name: str) -> NameSite:
+        """The name at start, declared by the node at depth construct; its scope is recorded."""
+        self.scopes.declare(path, construct, start, name)
+        return NameSite(start, end, name, Role.DECLARATION)
+
+    def _brought_in(self, path: NodePath, depth: int) -> int:
+        """The depth of the `using Fake::name;` that the qualified name at depth is the end of,
+        or -1. `using cub::X` names CUDA's own X: the namespace before it was a candidate."""
+        using = depth - 1
+        while path.type_at(using) == "qualified_identifier":
+            using -= 1
+        if path.type_at(using) != "using_declaration" or path.span_at(using + 1)[0] == self.last_namespace_at:
+            return -1
+        return using
+
+    def _declaring(self, path: NodePath, depth: int, node, parent, ptype: str) -> int:
+        """The depth of what declares the identifier at depth (its parent, or the declaration a
+        declarator belongs to), or -1 when it is not declared there."""
         if ptype in NAMED_DECLARATIONS:
-            return parent.child_by_field_name("name") == node
+            return depth - 1 if parent.child_by_field_name("name") == node else -1
         if ptype in TAGGED_TYPES:
-            return parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
+            named = parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
+            return depth - 1 if named else -1
         if ptype in TYPE_PARAMETERS:
-            return True
-        return self._is_declarator_of(path, depth)
+            return depth - 1
+        return self._declarator_owner(path, depth)
 
     @staticmethod
-    def _is_declarator_of(path: NodePath, depth: int) -> bool:
-        """The node at depth is what a declaration declares (through pointer, array, ... declarators)."""
+    def _declarator_owner(path: NodePath, depth: int) -> int:
+        """The depth of the declaration the node at depth is the declarator of (through pointer,
+        array, ... declarators), or -1."""
         current, parent = depth, depth - 1
         while parent >= 0 and path.type_at(parent) in DECLARATOR_WRAPPERS:
             if path.field_at(current) != "declarator":
-                return False
+                return -1
             current, parent = parent, parent - 1
         owner = path.type_at(parent)
         if owner not in DECLARATION_OWNERS or path.field_at(current) != "declarator":
-            return False
+            return -1
         if owner == "function_definition" and _inside_function_body(path, parent):
-            return False  # C++ has no nested functions: a macro like LOOP(i, n) { ... }
+            return -1  # C++ has no nested functions: a macro like LOOP(i, n) { ... }
         # A declaration tree-sitter assembled while recovering from an error is
         # a guess (`"text" cudaMemcpy(a, b)` reads as one); treat it as a use.
         suspect = current if owner == "function_definition" else parent
-        return not path.at(suspect).has_error
+        return -1 if path.at(suspect).has_error else parent
 
     def _macro_body_name(self, body, definition, start: int, end: int, name: str) -> NameSite | None:
         tokens = self.macro_bodies.get(body.start_byte)
@@ -130,7 +166,6 @@ class NameClassifier:
         params = (m.group(1) or b"").decode("ascii", "replace").split(",")
         return frozenset(p.strip() for p in params if p.strip())
 
-
     def _lexical_fallback(self, start: int, end: int, name: str) -> NameSite | None:
         """For names inside ERROR regions: judge by the neighbouring bytes."""
         before = self.source[max(0, start - 2):start].rstrip()
@@ -140,7 +175,6 @@ class NameClassifier:
             return None
         role = Role.NAMESPACE if after.startswith(b"::") else Role.USE
         return NameSite(start, end, name, role)
-
 
 
 # Where climbing from a function definition stops: a block means a function body,
