@@ -101,10 +101,13 @@ class _Porter:
         self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes
         self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
         self.reported_once: set = set()
+        self.calls_roc = False  # --roc, and the file uses a ROC library: its value types are ROC's too
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
         # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
         # from the backend); a project header's macros hide them in the whole file.
+        if self.options.roc:
+            self.calls_roc = _calls_roc(parsed, self.rules)
         for site in parsed.names:
             self._name(site, declared_elsewhere)
         for pasted in parsed.pasted:
@@ -165,6 +168,8 @@ class _Porter:
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
             self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
             return
+        if rule is not None and rule.hip == name and not name.startswith("__") and not self._roc_target(site, rule):
+            return  # scanned for --roc only (csrilu02Info_t is HIP's spelling too)
         if rule is not None:
             self._apply_name_rule(site, rule)
         lint = rules.lints.get(name)
@@ -175,6 +180,13 @@ class _Porter:
             self.result.unmapped[name] += 1
             self._finding("HP102", site.start, site.end, name,
                           f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+
+    def _roc_target(self, site: NameSite, rule: NameRule) -> bool:
+        """Whether --roc's spelling applies here (rules/roc-types.toml: value types only in host
+        code of a file that calls a ROC library)."""
+        if not self.options.roc or not rule.roc:
+            return False
+        return rule.roc_in is None or (self.calls_roc and not site.in_device_code)
 
     def _pasted(self, site: PastedNameSite) -> None:
         piece = pasted_piece(site, self.rules, self.options.roc)
@@ -191,7 +203,7 @@ class _Porter:
 
     def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
         name = rule.cuda
-        target = rule.roc if self.options.roc and rule.roc else rule.hip
+        target = rule.roc if self._roc_target(site, rule) else rule.hip
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
             hint = f"; use {rule.replacement}" if rule.replacement else ""
@@ -330,6 +342,17 @@ class _Porter:
         if self.result.findings:  # most files have none, and then no line index is needed
             self.result.findings.sort(key=lambda f: (f.start, f.code))
             assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
+
+
+def _calls_roc(parsed: ParsedFile, rules: RuleSet) -> bool:
+    """A name the file uses has a ROC library spelling of its own (cublasCreate: rocblas_create_handle)."""
+    names = rules.names
+    for site in parsed.names:
+        if site.role is _USE and not site.shadowed:
+            rule = names.get(site.name)
+            if rule is not None and rule.roc and rule.roc_in is None:
+                return True
+    return False
 
 
 @lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree

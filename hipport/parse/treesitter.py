@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from hipport.parse.lint_match import LintMatcher
+from hipport.parse.lint_match import FUNCTION_NODES, LintMatcher, in_device_function
 from hipport.parse.macro_lexer import MacroIdentifier
 from hipport.parse.scan import Candidates
 from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role
@@ -120,6 +120,7 @@ class _Classifier(NameClassifier, PlaceClassifier):
         self.root = root
         self.markers = markers
         self.macro_bodies: dict[int, dict[int, MacroIdentifier]] = {}
+        self.device_functions: dict[int, bool] = {}  # function start -> whether it is device code
         self.guard_start = self._include_guard_start() if guard_start is _UNKNOWN else guard_start
         self.not_code = self._lex_not_code() if root.has_error else None
         self.matcher = matcher
@@ -171,6 +172,7 @@ class _Classifier(NameClassifier, PlaceClassifier):
                 out.names.append(site)
                 if site.role in _MAY_BE_HIDDEN:
                     scopes.use(path, depth, site)
+                    site.in_device_code = self._in_device_function(path, depth)
             if matcher is None:
                 continue
             rule_ids = rules_at.get(name)
@@ -218,6 +220,18 @@ class _Classifier(NameClassifier, PlaceClassifier):
         starts, ends = self.not_code
         i = bisect_right(starts, offset) - 1
         return i >= 0 and offset < ends[i]
+
+    def _in_device_function(self, path: NodePath, depth: int) -> bool:
+        """in_device_function, answered once per function: the path finds the function, the
+        answer for its start is kept."""
+        function = path.nearest(FUNCTION_NODES, depth - 1)
+        if function < 0:
+            return False
+        start = path.span_at(function)[0]
+        known = self.device_functions.get(start)
+        if known is None:
+            known = self.device_functions[start] = in_device_function(path, depth, self.source)
+        return known
 
     def _first_error(self):
         node = self.root

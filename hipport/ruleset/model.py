@@ -39,6 +39,9 @@ class NameRule:
     cuda_removed: str | None = None
     note: str | None = None
     replacement: str | None = None
+    # "host": the roc spelling is used only in host code of a file that calls a ROC library
+    # (value types such as __half, which kernels keep for their arithmetic).
+    roc_in: str | None = None
 
     @property
     def supported(self) -> bool:
@@ -137,7 +140,8 @@ class RuleSet:
         """Derive the lookup structures the scanner and engine need."""
         # A name HIP spells the same way (sqrtf, atomicAdd) needs no edit; only the
         # double-underscore intrinsics among them still mark a file as device code.
-        ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
+        # csrilu02Info_t keeps its name in HIP but not in rocSPARSE, so --roc needs it scanned too.
+        ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__") or (r.roc and r.roc != n)}
         self.lint_index = build_index(self.structural_lints)
         self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
                                      *self.rewrites, *self.lint_index.by_name})

@@ -26,7 +26,7 @@ _HEADER_VERSION_FIELDS = ("dir_added", "flat_removed")
 KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "rename": (
         {"cuda": STR, "hip": STR},
-        {"kind": STR, "section": STR, "roc": STR, "library": STR, "note": STR, "replacement": STR,
+        {"kind": STR, "section": STR, "roc": STR, "roc_in": STR, "library": STR, "note": STR, "replacement": STR,
          **_VERSION_FIELDS},
     ),
     "unsupported": (
@@ -282,6 +282,8 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         if "dir_added" in entry and "hip_flat" not in entry:
             raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
                                 "'dir_added' needs 'hip_flat', the path older versions use")
+    if entry.get("roc_in", "host") != "host":
+        raise RuleFileError(path, where.field_line(kind, index, "roc_in"), "roc_in must be \"host\"")
     column = entry.get("target_column")
     if column is not None and column not in TARGET_COLUMNS:
         raise RuleFileError(path, where.field_line(kind, index, "target_column"),
