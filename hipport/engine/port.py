@@ -212,6 +212,12 @@ class _Porter:
             return
         library = rule.library
         self._rename(site, target, library, name)
+        if self.calls_roc and not rule.roc and rule.kind == "function" and not site.in_device_code and \
+                library in self.rules.roc_type_libraries:
+            self._finding("HP118", site.start, site.end, name,
+                          f"'{name}' -> '{target}' works on HIP's value type, but under --roc this file's host "
+                          "code uses the ROC library's (rocblas_float_complex, rocblas_half): use that type's "
+                          "own operations or convert", library=library)
         if library in self.rules.runtime_libraries:
             self.uses_runtime_api = True
             if library == "Device_API" and (target != name or name.startswith("__")):

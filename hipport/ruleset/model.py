@@ -133,6 +133,7 @@ class RuleSet:
     unmapped_re: re.Pattern[str] | None = None
     newest_hip: Version = (0, 0, 0)
     lint_index: LintIndex = field(default_factory=LintIndex)
+    roc_type_libraries: frozenset[str] = frozenset()  # libraries with roc_in = "host" types
     # is_interesting's answers by token, for the scanner (hipport.parse.scan); emptied by finish()
     scan_memo: dict[bytes, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -146,6 +147,7 @@ class RuleSet:
         self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
                                      *self.rewrites, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
+        self.roc_type_libraries = frozenset(r.library for r in self.names.values() if r.roc_in)
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
         self.scan_memo = {}
