@@ -45,6 +45,8 @@ def options_from_args(args) -> Options:
             kwargs["hip_version"] = parse_version(args.pop(0))
         elif flag == "--roc":
             kwargs["roc"] = True
+        elif flag == "--port-strings":
+            kwargs["port_strings"] = True
         else:
             raise ValueError(f"unknown fixture arg {flag}")
     return Options(**kwargs)

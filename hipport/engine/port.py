@@ -16,6 +16,7 @@ from hipport.engine.launch import launch_edits
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
+from hipport.engine.strings import string_outcomes
 from hipport.ruleset.model import NameRule, RuleSet
 from hipport.engine.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
@@ -112,6 +113,12 @@ class _Porter:
             self._name(site, declared_elsewhere)
         for pasted in parsed.pasted:
             self._pasted(pasted)
+        if parsed.strings:
+            for site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
+                if target is not None:
+                    self.edits.append(Edit(site.start, site.end, _encoded(target)))
+                if lookup is not None:
+                    self._finding("HP119", site.start, site.end, site.name, lookup)
         self._lints(parsed, declared_elsewhere)
         if parsed.launches:
             self.uses_device_code = True

@@ -74,6 +74,16 @@ class PastedNameSite:
 
 
 @dataclass(slots=True)
+class StringNameSite:
+    """A known name inside a string literal: "cudaMalloc failed". Ported only with --port-strings."""
+
+    start: int
+    end: int
+    name: str
+    call: str | None = None  # the function the literal is passed to directly (dlsym), if any
+
+
+@dataclass(slots=True)
 class LintHit:
     """A place where a structural lint (rules/lint-*.toml) matched."""
 
@@ -102,3 +112,4 @@ class ParsedFile:
     notes: list[tuple[str, int, str]] = field(default_factory=list)
     pasted: list[PastedNameSite] = field(default_factory=list)
     lint_hits: list[LintHit] = field(default_factory=list)
+    strings: list[StringNameSite] = field(default_factory=list)

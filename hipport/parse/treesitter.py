@@ -15,13 +15,14 @@ from bisect import bisect_left, bisect_right
 from hipport.parse.lint_match import FUNCTION_NODES, LintMatcher, in_device_function
 from hipport.parse.macro_lexer import MacroIdentifier
 from hipport.parse.scan import Candidates
-from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role
+from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role, StringNameSite
 from hipport.parse.tree_path import NODE, TYPE, NodePath
 from hipport.parse.ts_chunks import CHUNK_ABOVE, CHUNK_BYTES, NoSafeCut, chunk_trees
 from hipport.parse.ts_grammar import NOT_CODE, NOT_CODE_LEXEMES, _parser
 from hipport.parse.ts_names import NameClassifier
 from hipport.parse.ts_places import PlaceClassifier
 from hipport.parse.ts_scopes import Scopes
+from hipport.parse.ts_strings import STRING_TEXT, string_site
 
 __all__ = ["TreeSitterBackend", "_parser"]
 
@@ -89,9 +90,10 @@ class _Found:
     """What classification found, kept in the order one whole-file pass would give it."""
 
     __slots__ = ("names", "includes", "launches", "name_hits", "literal_hits", "syntax_error_at",
-                 "syntax_error_detail", "scopes")
+                 "syntax_error_detail", "scopes", "strings")
 
     def __init__(self, source: bytes) -> None:
+        self.strings: list[StringNameSite] = []
         self.scopes = Scopes(source)  # carried from chunk to chunk, like the order of the sites
         self.names: list[NameSite] = []
         self.includes: list[IncludeSite] = []
@@ -106,7 +108,7 @@ class _Found:
             names=self.names, includes=self.includes, launches=self.launches,
             syntax_error_at=self.syntax_error_at, syntax_error_detail=self.syntax_error_detail,
             top_insert_at=3 if source.startswith(b"\xef\xbb\xbf") else 0,
-            lint_hits=self.name_hits + self.literal_hits,
+            lint_hits=self.name_hits + self.literal_hits, strings=self.strings,
         )
 
 
@@ -158,6 +160,10 @@ class _Classifier(NameClassifier, PlaceClassifier):
             if node_type is None:
                 node_type = frame[TYPE] = node.type
             if node_type in NOT_CODE:
+                if node_type in STRING_TEXT and not_code is None:
+                    string = string_site(path, depth, self.source, start, end, name)
+                    if string is not None:
+                        out.strings.append(string)
                 continue
             if depth:
                 parent = frames[depth - 1]

@@ -114,6 +114,7 @@ class RuleSet:
     headers: dict[str, HeaderRule] = field(default_factory=dict)
     namespaces: dict[str, NamespaceRule] = field(default_factory=dict)
     wraps: dict[str, WrapRule] = field(default_factory=dict)
+    symbol_lookups: frozenset[str] = frozenset()  # calls whose string argument names a symbol: dlsym
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     structural_lints: list[StructuralLint] = field(default_factory=list)

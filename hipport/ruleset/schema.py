@@ -41,6 +41,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     ),
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
+    "symbol_lookup": ({"call": STR}, {"note": STR}),
     "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
     "code": (
         {"code": STR, "name": STR, "severity": STR, "summary": STR},
@@ -224,7 +225,7 @@ def validate(data: dict, text: str, path: str) -> None:
 
 # Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
 _KEYED = {"rename": "cuda", "unsupported": "cuda", "header": "cuda", "namespace": "cuda", "wrap_argument": "cuda",
-          "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
+          "symbol_lookup": "call", "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
 
 
 def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
