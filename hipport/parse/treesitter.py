@@ -104,6 +104,7 @@ class _Found:
         self.syntax_error_detail = ""
 
     def parsed(self, source: bytes) -> ParsedFile:
+        self.scopes.finish()
         return ParsedFile(
             names=self.names, includes=self.includes, launches=self.launches,
             syntax_error_at=self.syntax_error_at, syntax_error_detail=self.syntax_error_detail,

@@ -116,7 +116,8 @@ class NameClassifier:
         array, ... declarators), or -1."""
         current, parent = depth, depth - 1
         while parent >= 0 and path.type_at(parent) in DECLARATOR_WRAPPERS:
-            if path.field_at(current) != "declarator":
+            # `&name` holds its declarator in no field: it has no other named child.
+            if path.type_at(parent) != "reference_declarator" and path.field_at(current) != "declarator":
                 return -1
             current, parent = parent, parent - 1
         owner = path.type_at(parent)

@@ -8,7 +8,8 @@ declaration:
 - a namespace member, after it in every body of that namespace (and of the
   namespaces nested in it), and where `using` brings it in;
 - a block, parameter or template-parameter name, after it to the end of its block;
-- a file-scope declaration or a macro, everywhere after it.
+- a file-scope declaration, everywhere after it;
+- a macro, everywhere in the file; and any declaration in a macro body, which is expanded elsewhere.
 A project header's macros (declared_elsewhere) hide a name in the whole file; the
 engine applies those.
 
@@ -54,6 +55,7 @@ class Scopes:
         self.regions: dict[str, list[int]] = {}  # name -> ends of the regions hiding it, innermost last
         self.namespaced: dict[str, dict[str, int]] = {}  # name -> namespace -> its first declaration there
         self.declared: set[str] = set()
+        self.macros: set[str] = set()
         self.open_uses: dict[str, list[NameSite]] = {}  # name -> its uses not hidden so far, in order
         self._keys: dict[int, str] = {}  # namespace_definition start -> the namespace's qualified name
         self._directives = list(_USING_DIRECTIVE.finditer(source)) if b"using" in source else []
@@ -73,6 +75,7 @@ class Scopes:
         kind = path.type_at(construct)
         if kind in ("preproc_def", "preproc_function_def"):
             self._everywhere_after(name, start)
+            self.macros.add(name)
             return
         if kind == "enumerator" and _scoped_enum(path, construct):
             return  # enum class: reached only as Enum::name
@@ -151,6 +154,19 @@ class Scopes:
                     return False
                 key = key[:cut]
         return False
+
+    def finish(self) -> None:
+        """What only the whole file tells: a macro the file defines is its own in the whole file
+        (`#ifndef X` before `#define X` tests that macro), and a macro body, expanded wherever it
+        is used, may mean any declaration of the file, those after the #define too."""
+        for name, uses in self.open_uses.items():
+            if name in self.macros:
+                for site in uses:
+                    site.shadowed = True
+            elif name in self.declared:
+                for site in uses:
+                    if site.in_macro_body:
+                        site.shadowed = True
 
     def _directives_before(self, offset: int) -> None:
         """Take in the `using namespace X;` lines before offset: X's members declared so far
