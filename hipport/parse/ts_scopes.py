@@ -22,7 +22,7 @@ finds without climbing the same levels twice. C++ reads a class's member
 function bodies as if after the class, so a member also hides the uses before it
 in its class body: the uses not hidden so far are kept per name, newest last, and
 a member takes back those in its class body, each once. The body of a member
-defined outside its class (void Fake::f() { ... }) does not see the class's members.
+defined outside its class (void Fake::f() { ... }) sees the class's members too.
 """
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ SCOPE_NODES = frozenset({
     "if_statement", "while_statement", "switch_statement", "catch_clause", "lambda_expression",
 })
 _NAMESPACES = frozenset({"namespace_definition"})
+_FUNCTIONS = frozenset({"function_definition"})
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _FUNCTION_DECLARATORS = frozenset({
     "function_declarator", "abstract_function_declarator", "pointer_declarator", "reference_declarator",
     "parenthesized_declarator", "attributed_declarator", "abstract_pointer_declarator",
@@ -56,6 +58,8 @@ class Scopes:
         self.namespaced: dict[str, dict[str, int]] = {}  # name -> namespace -> its first declaration there
         self.declared: set[str] = set()
         self.macros: set[str] = set()
+        self.members: dict[str, set[str]] = {}  # name -> the classes (a::Fake) that have it as a member
+        self._qualifiers: dict[int, str] = {}  # function_definition start -> Fake in `void Fake::f()`, or ""
         self.open_uses: dict[str, list[NameSite]] = {}  # name -> its uses not hidden so far, in order
         self._keys: dict[int, str] = {}  # namespace_definition start -> the namespace's qualified name
         self._directives = list(_USING_DIRECTIVE.finditer(source)) if b"using" in source else []
@@ -90,6 +94,7 @@ class Scopes:
         elif scope_kind == "field_declaration_list":
             body_start, body_end = path.span_at(scope)
             self._push(name, start, body_end)
+            self._member_of_class(path, scope, name)
             uses = self.open_uses.get(name)
             while uses and uses[-1].start >= body_start:
                 uses.pop().shadowed = True  # a member function body before the member's declaration
@@ -135,6 +140,9 @@ class Scopes:
                 stack.pop()
             if stack:
                 return True
+        classes = self.members.get(name)
+        if classes and self._in_member_defined_outside(path, depth, classes):
+            return True
         spaces = self.namespaced.get(name)
         if spaces:
             here = self._namespace_key(path, path.nearest(_NAMESPACES, depth - 1))
@@ -194,6 +202,47 @@ class Scopes:
                     else:
                         self._push(name, at, path.span_at(scope)[1])
 
+    # -- members defined outside their class ----------------------------------------
+
+    def _member_of_class(self, path: NodePath, body: int, name: str) -> None:
+        """Record name as a member of the class whose body is at depth body (unnamed: none)."""
+        class_name = path.at(body - 1).child_by_field_name("name") if body > 0 else None
+        if class_name is None:
+            return
+        text = _squeezed(self.source[class_name.start_byte:class_name.end_byte])
+        space = self._namespace_key(path, path.nearest(_NAMESPACES, body - 1))
+        self.members.setdefault(name, set()).add(f"{space}::{text}" if space else text)
+
+    def _in_member_defined_outside(self, path: NodePath, depth: int, classes: set[str]) -> bool:
+        """Whether the node at depth is in the body of `... Fake::f(...) { }` for one of classes:
+        a member function's body sees the class's members wherever it is defined."""
+        function = path.nearest(_FUNCTIONS, depth - 1)
+        if function < 0:
+            return False
+        start = path.span_at(function)[0]
+        qualifier = self._qualifiers.get(start)
+        if qualifier is None:
+            qualifier = self._qualifiers[start] = self._qualifier_of(path, function)
+        if not qualifier:
+            return False
+        space = self._namespace_key(path, path.nearest(_NAMESPACES, function - 1))
+        full = f"{space}::{qualifier}" if space else qualifier
+        return any(key in (qualifier, full) or key.endswith("::" + qualifier) for key in classes)
+
+    def _qualifier_of(self, path: NodePath, function: int) -> str:
+        """Fake (or ns::Fake) in a definition `R Fake::f(...)`; "" for a plain function."""
+        declarator = path.at(function).child_by_field_name("declarator")
+        steps = 0
+        while declarator is not None and declarator.type != "function_declarator" and steps < 8:
+            declarator = declarator.child_by_field_name("declarator")
+            steps += 1
+        name = declarator.child_by_field_name("declarator") if declarator is not None else None
+        if name is None or name.type != "qualified_identifier":
+            return ""
+        text = _squeezed(self.source[name.start_byte:name.end_byte])
+        text = _TEMPLATE_ARGUMENTS.sub("", text).lstrip(":")  # Fake<T>::f is Fake's member
+        return text.rpartition("::")[0]
+
     # -- namespaces --------------------------------------------------------------
 
     def _namespace_key(self, path: NodePath, depth: int) -> str:
@@ -216,6 +265,10 @@ class Scopes:
                 key = f"{key}::{text}" if key else text
             self._keys[path.span_at(depth)[0]] = key
         return key
+
+
+def _squeezed(text: bytes) -> str:
+    return re.sub(r"\s+", "", text.decode("ascii", "replace"))
 
 
 def _scope_of(path: NodePath, construct: int) -> int:

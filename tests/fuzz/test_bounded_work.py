@@ -53,7 +53,8 @@ def _scoped_lookalikes(n: int) -> bytes:
     # Every level declares lookalikes (a namespace member, a class member, a local) and uses them:
     # deciding which use they hide must not climb the levels again for each use.
     return b"".join(b"namespace n%d { void cudaFree(void*); struct S { void f() { cudaMalloc(0, 1); }\n"
-                    b"static int cudaMalloc(void**, int); };\nvoid g() { int cudaSuccess = 0; cudaFree(0); }\n"
+                    b"static int cudaMalloc(void**, int); void h(); };\nvoid S::h() { cudaMalloc(0, 1); }\n"
+                    b"void g() { int cudaSuccess = 0; cudaFree(0); }\n"
                     % i for i in range(n)) + b"}" * n + b"\nvoid h() { cudaFree(0); cudaMalloc(0, 1); }\n"
 
 
