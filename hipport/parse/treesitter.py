@@ -56,7 +56,7 @@ def _parse_in_chunks(source: bytes, candidates: Candidates, markers: frozenset[s
     matcher = None
     pieces = _CandidatePieces(candidates)
     try:
-        for tree, own_start, own_end in chunk_trees(source, chunk_bytes):
+        for tree, _own_start, own_end in chunk_trees(source, chunk_bytes):
             classifier = _Classifier(source, tree.root_node, markers, guard_start, matcher)
             guard_start, matcher = classifier.guard_start, classifier.matcher
             classifier.run(pieces.until(own_end), out)

@@ -5,6 +5,8 @@ needs comes from the NodePath, never from node.parent.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
 from hipport.parse.sites import NameSite, Role
 from hipport.parse.tree_path import NODE, TYPE, NodePath
@@ -48,7 +50,8 @@ class NameClassifier:
     def _identifier(self, path: NodePath, depth: int, start: int, end: int, name: str) -> NameSite | None:
         frames = path.frames
         node, node_type = frames[depth][NODE], frames[depth][TYPE]
-        parent, ptype = (frames[depth - 1][NODE], frames[depth - 1][TYPE]) if depth else (None, "")
+        parent: Any = frames[depth - 1][NODE] if depth else None
+        ptype: str = frames[depth - 1][TYPE] if depth else ""
         if node_type == "field_identifier":
             owner = self._declarator_owner(path, depth) if ptype in MAY_DECLARE else -1
             if owner >= 0:
@@ -62,12 +65,11 @@ class NameClassifier:
             return NameSite(start, end, name, Role.NAMESPACE)
         if ptype == "using_declaration" and path.previous_sibling_type(depth) == "namespace":
             return NameSite(start, end, name, Role.NAMESPACE)
-        if ptype == "qualified_identifier":
-            if parent.child_by_field_name("scope") is not None:
-                using = self._brought_in(path, depth)
-                if using >= 0:
-                    return self._declaration(path, using, start, end, name)
-                return None  # a member of a user namespace or class: Fake::cudaMalloc
+        if ptype == "qualified_identifier" and parent.child_by_field_name("scope") is not None:
+            using = self._brought_in(path, depth)
+            if using >= 0:
+                return self._declaration(path, using, start, end, name)
+            return None  # a member of a user namespace or class: Fake::cudaMalloc
         if ptype == "preproc_params":
             return None
         construct = self._declaring(path, depth, node, parent, ptype) if ptype in MAY_DECLARE else -1

@@ -1,6 +1,8 @@
 """Where the #includes and the launches are, as the tree-sitter classifier reports them."""
 from __future__ import annotations
 
+from typing import Any
+
 from hipport.parse.lines import end_of_line
 from hipport.parse.lint_match import in_device_function
 from hipport.parse.sites import IncludeSite, LaunchSite
@@ -12,7 +14,7 @@ class PlaceClassifier:
     """Mixed into the classifier, which holds source, root, not_code and guard_start."""
 
     source: bytes
-    root: object
+    root: Any  # a tree_sitter.Node
     not_code: tuple[list[int], list[int]] | None
     guard_start: object
 
