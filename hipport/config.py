@@ -15,6 +15,7 @@ KEYS = {
     "hip-version": str,
     "launch-syntax": str,
     "roc": bool,
+    "port-strings": bool,
     "select": list,
     "ignore": list,
     "severity": dict,
@@ -35,6 +36,7 @@ class Config:
     hip_version: str | None = None
     launch_syntax: str | None = None
     roc: bool | None = None
+    port_strings: bool | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
@@ -94,6 +96,7 @@ def load_config(path: Path | None) -> Config:
         hip_version=table.get("hip-version"),
         launch_syntax=table.get("launch-syntax"),
         roc=table.get("roc"),
+        port_strings=table.get("port-strings"),
         select=tuple(map(str, table.get("select", []))),
         ignore=tuple(map(str, table.get("ignore", []))),
         severity=severity,
@@ -130,11 +133,13 @@ class Settings:
     severity: dict[str, str]
     fail_on: str
     baseline: Path | None
+    port_strings: bool = False
 
 
 def merge(config: Config, *, hip_version: str | None = None, launch_syntax: str | None = None,
           roc: bool | None = None, rules: tuple[Path, ...] = (), select: tuple[str, ...] = (),
-          ignore: tuple[str, ...] = (), fail_on: str | None = None, baseline: Path | None = None) -> Settings:
+          ignore: tuple[str, ...] = (), fail_on: str | None = None, baseline: Path | None = None,
+          port_strings: bool | None = None) -> Settings:
     """Flags win over the config; rule files add up, the user's last so they take precedence."""
     return Settings(
         hip_version=hip_version or config.hip_version,
@@ -146,4 +151,5 @@ def merge(config: Config, *, hip_version: str | None = None, launch_syntax: str 
         severity=dict(config.severity),
         fail_on=fail_on or config.fail_on,
         baseline=baseline or config.baseline,
+        port_strings=port_strings if port_strings is not None else bool(config.port_strings),
     )

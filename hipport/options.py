@@ -16,6 +16,7 @@ class Options:
     hip_version: Version | None = None  # None: the newest version in the rule data
     launch_syntax: str = "keep"
     roc: bool = False  # emit rocBLAS/rocFFT/... names where the data has them
+    port_strings: bool = False  # also rename known CUDA names inside string literals
     mode: str = "port"  # "shim": include the shim header instead of CUDA headers, keep API names
     shim_include: str = "gpu_compat.h"  # how --mode shim spells the #include
     parser: str = "auto"  # "auto": clang when a compile database is given, tree-sitter otherwise
@@ -35,6 +36,7 @@ class Options:
             "hip_version": format_version(self.hip_version or newest),
             "launch_syntax": self.launch_syntax,
             "roc": self.roc,
+            **({"port_strings": True} if self.port_strings else {}),
             **({"mode": self.mode, "shim_include": self.shim_include} if self.mode != "port" else {}),
             **({"parser": self.parser_in_use} if self.parser_in_use != "treesitter" else {}),
             **({"fix_warp_size": True} if self.fix_warp_size else {}),

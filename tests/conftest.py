@@ -47,6 +47,8 @@ def options_from_args(args) -> Options:
             kwargs["roc"] = True
         elif flag == "--fix-warp-size":
             kwargs["fix_warp_size"] = True
+        elif flag == "--port-strings":
+            kwargs["port_strings"] = True
         else:
             raise ValueError(f"unknown fixture arg {flag}")
     return Options(**kwargs)

@@ -58,3 +58,16 @@ def test_config_rules_are_relative_to_the_pyproject(project, monkeypatch):
     monkeypatch.chdir(project / "sub")
     done = CliRunner().invoke(main, ["convert", "k.cu", "-o", "-"], catch_exceptions=False)
     assert "houseSyncAttributes(p, 0, 0);" in done.stdout
+
+
+MESSAGE = '#include <cstdio>\nvoid f() { std::printf("cudaMalloc failed\\n"); }\n'
+
+
+def test_port_strings_comes_from_config_and_the_flag_wins(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.cu").write_text(MESSAGE)
+    assert '"cudaMalloc failed\\n"' in _run("convert", "m.cu", "-o", "-").stdout
+    assert '"hipMalloc failed\\n"' in _run("convert", "m.cu", "-o", "-", "--port-strings").stdout
+    (tmp_path / "pyproject.toml").write_text("[tool.hipport]\nport-strings = true\n")
+    assert '"hipMalloc failed\\n"' in _run("convert", "m.cu", "-o", "-").stdout
+    assert '"cudaMalloc failed\\n"' in _run("convert", "m.cu", "-o", "-", "--no-port-strings").stdout

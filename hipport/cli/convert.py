@@ -26,6 +26,9 @@ from hipport.cli.tree_flags import tree_options
               help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist.")
 @click.option("--rules", "user_rules", multiple=True, metavar="FILE",
               help="Extra rule file (repeatable); its rules win over the built-in ones.")
+@click.option("--port-strings/--no-port-strings", default=None,
+              help="Also rename CUDA API names inside string literals (\"cudaMalloc failed\"). "
+                   "Names passed to dlsym/cuGetProcAddress are never renamed.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.")
@@ -53,7 +56,8 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
             config_path: Path | None = None,
             mode: str = "port", shim_include: str = "gpu_compat.h", parser: str = "auto",
             compile_commands: Path | None = None, clang_args: tuple[str, ...] = (),
-            cuda_path: Path | None = None, fix_warp_size: bool = False, **tree) -> None:
+            cuda_path: Path | None = None, fix_warp_size: bool = False, port_strings: bool | None = None,
+            **tree) -> None:
     """Port SRC (a file or a directory) to HIP.
 
     Every byte outside an edit is kept as it was: encoding, line endings, comments
@@ -85,8 +89,9 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
 
         _fail(missing_path_message(src))
     config = _settings(config_path, hip_version=hip_version, launch_syntax=launch_syntax, roc=roc,
-                       rules=tuple(Path(r) for r in user_rules))
-    options = _options(config.hip_version, config.launch_syntax, config.roc)
+                       rules=tuple(Path(r) for r in user_rules), port_strings=port_strings)
+    options = dataclasses.replace(_options(config.hip_version, config.launch_syntax, config.roc),
+                                  port_strings=config.port_strings)
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)

@@ -17,6 +17,7 @@ from hipport.engine.lint_findings import lint_outcome
 from hipport.engine.warp_fix import fix_warp_size
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
+from hipport.engine.strings import string_outcomes
 from hipport.ruleset.model import NameRule, RuleSet
 from hipport.engine.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
@@ -102,14 +103,24 @@ class _Porter:
         self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes
         self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
         self.reported_once: set = set()
+        self.calls_roc = False  # --roc, and the file uses a ROC library: its value types are ROC's too
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
-        declared = {site.name for site in parsed.names if site.role is _DECLARATION} | declared_elsewhere
+        # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
+        # from the backend); a project header's macros hide them in the whole file.
+        if self.options.roc:
+            self.calls_roc = _calls_roc(parsed, self.rules)
         for site in parsed.names:
-            self._name(site, declared)
+            self._name(site, declared_elsewhere)
         for pasted in parsed.pasted:
             self._pasted(pasted)
-        self._lints(parsed, declared)
+        if parsed.strings:
+            for site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
+                if target is not None:
+                    self.edits.append(Edit(site.start, site.end, _encoded(target)))
+                if lookup is not None:
+                    self._finding("HP119", site.start, site.end, site.name, lookup)
+        self._lints(parsed, declared_elsewhere)
         if parsed.launches:
             self.uses_device_code = True
             self.result.launches = len(parsed.launches)
@@ -138,7 +149,7 @@ class _Porter:
 
     # -- names -----------------------------------------------------------------
 
-    def _name(self, site: NameSite, declared: set[str]) -> None:
+    def _name(self, site: NameSite, declared_elsewhere: frozenset[str]) -> None:
         rules = self.rules
         name = site.name
         role = site.role
@@ -150,9 +161,10 @@ class _Porter:
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
                 self._finding("HP104", site.start, site.end, name,
-                              f"this file declares its own '{name}', so hipport leaves every use of it as written")
+                              f"this file declares its own '{name}', so hipport leaves the uses that "
+                              "refer to it as written")
             return
-        if name in declared and not site.resolved:
+        if (site.shadowed or name in declared_elsewhere) and not site.resolved:
             return
         if role is _NAMESPACE:
             namespace = rules.namespaces.get(name)
@@ -164,6 +176,8 @@ class _Porter:
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
             self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
             return
+        if rule is not None and rule.hip == name and not name.startswith("__") and not self._roc_target(site, rule):
+            return  # scanned for --roc only (csrilu02Info_t is HIP's spelling too)
         if rule is not None:
             self._apply_name_rule(site, rule)
         lint = rules.lints.get(name)
@@ -174,6 +188,13 @@ class _Porter:
             self.result.unmapped[name] += 1
             self._finding("HP102", site.start, site.end, name,
                           f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+
+    def _roc_target(self, site: NameSite, rule: NameRule) -> bool:
+        """Whether --roc's spelling applies here (rules/roc-types.toml: value types only in host
+        code of a file that calls a ROC library)."""
+        if not self.options.roc or not rule.roc:
+            return False
+        return rule.roc_in is None or (self.calls_roc and not site.in_device_code)
 
     def _pasted(self, site: PastedNameSite) -> None:
         piece = pasted_piece(site, self.rules, self.options.roc)
@@ -190,7 +211,7 @@ class _Porter:
 
     def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
         name = rule.cuda
-        target = rule.roc if self.options.roc and rule.roc else rule.hip
+        target = rule.roc if self._roc_target(site, rule) else rule.hip
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
             hint = f"; use {rule.replacement}" if rule.replacement else ""
@@ -199,6 +220,12 @@ class _Porter:
             return
         library = rule.library
         self._rename(site, target, library, name)
+        if self.calls_roc and not rule.roc and rule.kind == "function" and not site.in_device_code and \
+                library in self.rules.roc_type_libraries:
+            self._finding("HP118", site.start, site.end, name,
+                          f"'{name}' -> '{target}' works on HIP's value type, but under --roc this file's host "
+                          "code uses the ROC library's (rocblas_float_complex, rocblas_half): use that type's "
+                          "own operations or convert", library=library)
         if library in self.rules.runtime_libraries:
             self.uses_runtime_api = True
             if library == "Device_API" and (target != name or name.startswith("__")):
@@ -274,7 +301,7 @@ class _Porter:
 
     # -- lints -------------------------------------------------------------------
 
-    def _lints(self, parsed: ParsedFile, declared: set[str]) -> None:
+    def _lints(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
         index = self.rules.lint_index
         hits = list(parsed.lint_hits)
         for launch in parsed.launches:
@@ -285,7 +312,7 @@ class _Porter:
             rule = index.rules[hit.rule]
             if self._dropped(hit.start):
                 continue  # the port deletes this code
-            if hit.trigger in declared and rule.match in OWN_NAME_SILENCES:
+            if (hit.own_name or hit.trigger in declared_elsewhere) and rule.match in OWN_NAME_SILENCES:
                 continue
             if rule.once and rule.index in self.reported_once:
                 continue
@@ -331,6 +358,17 @@ class _Porter:
         if self.result.findings:  # most files have none, and then no line index is needed
             self.result.findings.sort(key=lambda f: (f.start, f.code))
             assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
+
+
+def _calls_roc(parsed: ParsedFile, rules: RuleSet) -> bool:
+    """A name the file uses has a ROC library spelling of its own (cublasCreate: rocblas_create_handle)."""
+    names = rules.names
+    for site in parsed.names:
+        if site.role is _USE and not site.shadowed:
+            rule = names.get(site.name)
+            if rule is not None and rule.roc and rule.roc_in is None:
+                return True
+    return False
 
 
 @lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree

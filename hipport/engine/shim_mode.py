@@ -101,12 +101,11 @@ def file_use(source: bytes, path: str, rules: RuleSet, neutral: dict[str, str] |
     parsed = TreeSitterBackend().parse(source, candidates, rules.markers)
     use.top_insert_at = parsed.top_insert_at
     use.device_code = bool(parsed.launches)
-    declared = {s.name for s in parsed.names if s.role is Role.DECLARATION} | declared_elsewhere
     for site in parsed.names:
         if site.role is Role.MARKER:
             use.device_code = True
             continue
-        if site.role is Role.DECLARATION or site.name in declared:
+        if site.role is Role.DECLARATION or site.shadowed or site.name in declared_elsewhere:
             continue
         where = Use(path, site.start, site.end)
         name = neutral.get(site.name, site.name)

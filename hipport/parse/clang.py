@@ -216,15 +216,17 @@ def refine(parsed: ParsedFile, facts: FileFacts) -> None:
     declared = {site.name for site in parsed.names if site.role is Role.DECLARATION}
     # A declaration clang did not see sits in an #if branch this configuration
     # skips (a CPU-build stub, say). What the file's uses mean then depends on
-    # the configuration, so those names keep the engine's file-wide shadowing.
+    # the configuration, so those names keep tree-sitter's scoped shadowing.
     unseen = {site.name for site in parsed.names
               if site.role is Role.DECLARATION and DECL not in facts.kinds.get(site.start, ())}
     kept = []
     for site in parsed.names:
         kinds = facts.kinds.get(site.start, set())
         if kinds and site.role is not Role.MARKER and DECL not in kinds:
-            if kinds == {USER} and site.name not in declared:
-                continue  # the project's own entity, declared in another file: never rewritten
+            if kinds == {USER}:
+                if site.name not in declared:
+                    continue  # the project's own entity, declared in another file: never rewritten
+                site.shadowed = True
             if kinds == {TOOLKIT}:
                 if site.role is Role.DECLARATION:
                     site.role = Role.USE  # tree-sitter took a use of the toolkit for a declaration

@@ -29,6 +29,9 @@ class NameSite:
     # A precise backend resolved this use to the CUDA toolkit's declaration, so a
     # same-named declaration elsewhere in the file (an overload, say) does not shadow it.
     resolved: bool = False
+    # A declaration of the file's own is in scope here (hipport.parse.ts_scopes), so the name
+    # means the user's entity and is left alone.
+    shadowed: bool = False
 
 
 @dataclass(slots=True)
@@ -71,6 +74,16 @@ class PastedNameSite:
 
 
 @dataclass(slots=True)
+class StringNameSite:
+    """A known name inside a string literal: "cudaMalloc failed". Ported only with --port-strings."""
+
+    start: int
+    end: int
+    name: str
+    call: str | None = None  # the function the literal is passed to directly (dlsym), if any
+
+
+@dataclass(slots=True)
 class LintHit:
     """A place where a structural lint (rules/lint-*.toml) matched."""
 
@@ -83,6 +96,7 @@ class LintHit:
     fixable: bool = True  # False when the matcher found the rule's fix unsafe at this place
     detail: str = ""  # words the message gains here, e.g. which macro the value came through
     trigger: str = ""  # the candidate name that started the match, if a name did
+    own_name: bool = False  # the trigger names a declaration of the file's own where it is
 
 
 @dataclass(slots=True)
@@ -98,3 +112,4 @@ class ParsedFile:
     notes: list[tuple[str, int, str]] = field(default_factory=list)
     pasted: list[PastedNameSite] = field(default_factory=list)
     lint_hits: list[LintHit] = field(default_factory=list)
+    strings: list[StringNameSite] = field(default_factory=list)

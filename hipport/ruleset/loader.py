@@ -321,6 +321,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         )
     for entry in data.get("wrap_argument", []):
         ruleset.wraps[entry["cuda"]] = WrapRule(entry["cuda"], entry["argument"], entry["wrapper"], origin)
+    for entry in data.get("symbol_lookup", []):
+        ruleset.symbol_lookups = ruleset.symbol_lookups | {entry["call"]}
     for entry in data.get("name_lint", []):
         ruleset.lints[entry["cuda"]] = LintRule(
             entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity")

@@ -36,6 +36,9 @@ class NameRule:
     cuda_removed: str | None = None
     note: str | None = None
     replacement: str | None = None
+    # "host": the roc spelling is used only in host code of a file that calls a ROC library
+    # (value types such as __half, which kernels keep for their arithmetic).
+    roc_in: str | None = None
 
     @property
     def supported(self) -> bool:
@@ -108,6 +111,7 @@ class RuleSet:
     headers: dict[str, HeaderRule] = field(default_factory=dict)
     namespaces: dict[str, NamespaceRule] = field(default_factory=dict)
     wraps: dict[str, WrapRule] = field(default_factory=dict)
+    symbol_lookups: frozenset[str] = frozenset()  # calls whose string argument names a symbol: dlsym
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     structural_lints: list[StructuralLint] = field(default_factory=list)
@@ -127,6 +131,7 @@ class RuleSet:
     unmapped_re: re.Pattern[str] = re.compile(r"(?!x)x")  # matches nothing until finish()
     newest_hip: Version = (0, 0, 0)
     lint_index: LintIndex = field(default_factory=LintIndex)
+    roc_type_libraries: frozenset[str] = frozenset()  # libraries with roc_in = "host" types
     # is_interesting's answers by token, for the scanner (hipport.parse.scan); emptied by finish()
     scan_memo: dict[bytes, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -134,11 +139,13 @@ class RuleSet:
         """Derive the lookup structures the scanner and engine need."""
         # A name HIP spells the same way (sqrtf, atomicAdd) needs no edit; only the
         # double-underscore intrinsics among them still mark a file as device code.
-        ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
+        # csrilu02Info_t keeps its name in HIP but not in rocSPARSE, so --roc needs it scanned too.
+        ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__") or (r.roc and r.roc != n)}
         self.lint_index = build_index(self.structural_lints)
         self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
                                      *self.rewrites, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
+        self.roc_type_libraries = frozenset(r.library for r in self.names.values() if r.roc_in)
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
         self.scan_memo = {}

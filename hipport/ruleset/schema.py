@@ -26,7 +26,7 @@ _HEADER_VERSION_FIELDS = ("dir_added", "flat_removed")
 KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "rename": (
         {"cuda": STR, "hip": STR},
-        {"kind": STR, "section": STR, "roc": STR, "library": STR, "note": STR, "replacement": STR,
+        {"kind": STR, "section": STR, "roc": STR, "roc_in": STR, "library": STR, "note": STR, "replacement": STR,
          **_VERSION_FIELDS},
     ),
     "unsupported": (
@@ -41,6 +41,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     ),
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
+    "symbol_lookup": ({"call": STR}, {"note": STR}),
     "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
     "code": (
         {"code": STR, "name": STR, "severity": STR, "summary": STR},
@@ -224,7 +225,7 @@ def validate(data: dict, text: str, path: str) -> None:
 
 # Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
 _KEYED = {"rename": "cuda", "unsupported": "cuda", "header": "cuda", "namespace": "cuda", "wrap_argument": "cuda",
-          "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
+          "symbol_lookup": "call", "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
 
 
 def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
@@ -281,6 +282,8 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
     if kind == "header" and "dir_added" in entry and "hip_flat" not in entry:
         raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
                             "'dir_added' needs 'hip_flat', the path older versions use")
+    if entry.get("roc_in", "host") != "host":
+        raise RuleFileError(path, where.field_line(kind, index, "roc_in"), "roc_in must be \"host\"")
     column = entry.get("target_column")
     if column is not None and column not in TARGET_COLUMNS:
         raise RuleFileError(path, where.field_line(kind, index, "target_column"),

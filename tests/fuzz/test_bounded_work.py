@@ -49,6 +49,15 @@ def _deep_namespaces(n: int) -> bytes:
                     for i in range(n)) + b"}" * n + b"\n"
 
 
+def _scoped_lookalikes(n: int) -> bytes:
+    # Every level declares lookalikes (a namespace member, a class member, a local) and uses them:
+    # deciding which use they hide must not climb the levels again for each use.
+    return b"".join(b"namespace n%d { void cudaFree(void*); struct S { void f() { cudaMalloc(0, 1); }\n"
+                    b"static int cudaMalloc(void**, int); void h(); };\nvoid S::h() { cudaMalloc(0, 1); }\n"
+                    b"void g() { int cudaSuccess = 0; cudaFree(0); }\n"
+                    % i for i in range(n)) + b"}" * n + b"\nvoid h() { cudaFree(0); cudaMalloc(0, 1); }\n"
+
+
 def _deep_ifs(n: int) -> bytes:
     return b"#if A\ncudaError_t e;\n" * n + b"#endif\n" * n
 
@@ -77,6 +86,7 @@ SHAPES = {
     "deep-blocks": (_deep_blocks, 1250),
     "deep-call-arguments": (_deep_calls, 1250),
     "deep-namespaces": (_deep_namespaces, 500),
+    "scoped-lookalikes": (_scoped_lookalikes, 500),
     "deep-ifs": (_deep_ifs, 1250),
     "wide-declaration": (_wide_declaration, 2000),
     "launches": (_launches, 1000),
@@ -128,7 +138,7 @@ FORBIDDEN = {"parent", "prev_sibling", "next_sibling", "prev_named_sibling", "ne
              "descendant_for_byte_range", "named_descendant_for_byte_range", "first_child_for_byte"}
 
 
-@pytest.mark.parametrize("module", ["treesitter.py", "lint_match.py"])
+@pytest.mark.parametrize("module", ["treesitter.py", "ts_names.py", "ts_places.py", "lint_match.py"])
 def test_classifier_asks_the_path_not_the_tree(module):
     tree = ast.parse((PARSE / module).read_text(encoding="utf-8"))
     used = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} & FORBIDDEN)
