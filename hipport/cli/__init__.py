@@ -463,13 +463,27 @@ def shim(paths: tuple[Path, ...], out: Path, hip_version: str | None, prefix: st
                    "nvcc's flags are translated.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Run N compiles at a time.")
+@click.option("--report", "report_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              metavar="FILE", help="The JSON report 'hipport convert --report' wrote for PATH: each failure is "
+                                   "joined to the finding that predicted it, or flagged as a hipport bug.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="With --report: also write every unit's verdict and the figures as JSON to FILE.")
 def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], defines: tuple[str, ...],
-           compile_commands: Path | None = None, jobs: int = 1) -> None:
+           compile_commands: Path | None = None, jobs: int = 1, report_path: Path | None = None,
+           json_path: Path | None = None) -> None:
     """Compile ported sources under PATH with hipcc -fsyntax-only (no GPU needed).
 
     Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
     is not installed here) for each translation unit. Exits 1 if any failed.
-    HIP_PLATFORM=amd is forced, so an installed nvcc is never used.
+    HIP_PLATFORM=amd is forced, so an installed nvcc is never used. A .cu file
+    that another file #includes is a header, not a unit.
+
+    With --report, each failure is explained instead: EXPECTED or SEMANTIC (the
+    finding that predicted it, and where), NO-LIB, or BUG (nothing in the report
+    predicted it: hipport's port is at fault; please send it to us). A table by
+    class and the clean-verdict precision follow: of the units whose file and
+    project headers have no error or warning finding, the share that compile or
+    lack only a library.
     """
     from hipport.verify import INSTALL_HINT, check_units, find_hipcc, library_headers, status, translation_units
 
@@ -484,11 +498,18 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
             entries = load(compile_commands)
         except CompileDatabaseError as exc:
             _fail(str(exc))
-    rocm_headers = library_headers(_load_rules(()))
-    units = translation_units(path)
+    if json_path is not None and report_path is None:
+        raise click.UsageError("--json needs --report")
+    rules = _load_rules(())
+    rocm_headers = library_headers(rules)
+    units = translation_units(path, tuple(include_dirs))
     include_dirs = tuple(include_dirs) + tuple(sorted({u.parent for u in units}))
     counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
     results = check_units(units, offload_arch, include_dirs, defines, hipcc, entries, jobs)
+    if report_path is not None:
+        from hipport.cli.verify_join import joined
+
+        sys.exit(joined(path, units, results, report_path, rules, include_dirs, json_path))
     for unit, result in zip(units, results):
         state, detail = status(result, rocm_headers)
         counts[state] += 1
