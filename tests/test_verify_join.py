@@ -205,3 +205,11 @@ def test_verify_join_hipcc(tmp_path):
     assert verdicts["lib.cu"]["verdict"] == "no-lib" and verdicts["lib.cu"]["library"] == "hipfft"
     assert verdicts["bug.cu"]["verdict"] == "port-fault" and "undeclared_thing" in verdicts["bug.cu"]["first_error"]
     assert "BUG      bug.cu: hipport bug" in result.output
+
+
+def test_verify_of_one_directory_of_the_port_finds_the_report_root(tmp_path):
+    from hipport.cli.verify_join import tree_root
+
+    out, report = make_tree(tmp_path, {"Samples/a/a.hip": "int x;\n", "Common/h.h": "int y;\n"})
+    assert tree_root(out / "Samples" / "a", [out / "Samples" / "a" / "a.hip"], report) == out
+    assert tree_root(out, [out / "Samples" / "a" / "a.hip"], report) == out

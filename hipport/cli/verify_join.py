@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -9,6 +10,19 @@ import click
 from hipport.verify import CompileResult
 from hipport.verify_join import Report, ReportError, join, library_table
 from hipport.verify_summary import as_json, summarize, table_lines, unit_line
+
+
+def tree_root(path: Path, units: list[Path], report: Report) -> Path:
+    """The ported tree's root as the report sees it: PATH, or the ancestor of PATH whose
+    relative paths are the report's (verify may be given one directory of the port)."""
+    base = Path(os.path.abspath(path if path.is_dir() else path.parent))
+    if not units:
+        return base
+    unit = Path(os.path.abspath(units[0]))
+    for candidate in (base, *base.parents):
+        if unit.relative_to(candidate).as_posix() in report.sources:
+            return candidate
+    return base
 
 
 def joined(root: Path, units: list[Path], results: list[CompileResult], report_path: Path, rules,
@@ -20,7 +34,7 @@ def joined(root: Path, units: list[Path], results: list[CompileResult], report_p
     except ReportError as exc:
         click.echo(f"hipport: {exc}", err=True)
         return 2
-    base = root if root.is_dir() else root.parent
+    base = tree_root(root, units, report)
     verdicts = join(base, units, results, report, library_table(rules), include_dirs)
     for verdict in verdicts:
         click.echo(unit_line(verdict))
