@@ -104,7 +104,11 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
     if verified.returncode not in (0, 1) or not verdicts_json.is_file():
         raise HarnessError(f"hipport verify failed ({verified.returncode}): {verified.stderr.strip()[-2000:]}")
     joined = json.loads(verdicts_json.read_text(encoding="utf-8"))
-    summary = json.loads(report.read_text(encoding="utf-8"))["summary"]
+    converted_report = json.loads(report.read_text(encoding="utf-8"))
+    summary = converted_report["summary"]
+    # The units the port edited: plain C++ files that compile untouched are not hipport's doing.
+    edited = {e.get("renamed_to") or e["path"] for e in converted_report["files"] if e.get("changed")}
+    edited_units = [u for u in joined["units"] if u["unit"] in edited]
     return {
         "schema": 1,
         "corpus": corpus.name,
@@ -113,6 +117,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
         "conversion_seconds": round(seconds, 2),
         "convert_seconds_in_report": summary.get("seconds"),
         "summary": joined["summary"],
+        "edited_units": {"units": len(edited_units), "compiled": sum(u["verdict"] == "ok" for u in edited_units)},
         "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
                   for u in joined["units"]},
         "verify_log": str(log),
@@ -138,6 +143,7 @@ def report_lines(results: dict, baseline: dict | None) -> list[str]:
     s = results["summary"]
     lines = [f"corpus {results['corpus']}: HIP {results['hip_version']}, includes {' '.join(results['includes']) or '-'}",
              *table_lines(s),
+             f"TUs the port edited: {results['edited_units']['compiled']} / {results['edited_units']['units']} compile",
              f"conversion time: {results['conversion_seconds']:.2f} s wall (--jobs 2, --no-cache)"]
     if s["port_fault_errors"]:
         lines.append("commonest first errors of the port faults (hipport bugs):")

@@ -5,6 +5,8 @@ Each translation unit gets one verdict:
   no-lib      the first error is a missing header of a library that is not installed here;
   expected    a finding explains the first error (at its line, or naming what it names);
   semantic    the same, with a finding for a HIP semantic difference;
+  no-include  the first error is a missing project header that is in the tree but not on the
+              include path (a -I or compile database the compile lacked, not hipport's fault);
   port-fault  nothing explains it: hipport's output is wrong or incomplete, a bug to report.
 A unit is "clean" when neither it nor any project header it includes carries an error or
 warning finding: the report promised it would compile. The clean-verdict precision is the
@@ -28,7 +30,9 @@ from hipport.verify_diag import FirstError, error_kind, first_error, quoted_name
 from hipport.verify_includes import IncludeGraph
 
 PREDICTING = frozenset({"error", "warning"})
-CLASSES = ("ok", "no-lib", "expected", "semantic", "port-fault")
+CLASSES = ("ok", "no-lib", "no-include", "expected", "semantic", "port-fault")
+# A clean unit whose failure is one of these kept the report's promise: nothing hipport could port.
+HONEST = ("ok", "no-lib", "no-include")
 
 
 class ReportError(Exception):
@@ -127,6 +131,7 @@ class Joiner:
     include_dirs: tuple[Path, ...] = ()
     graph: IncludeGraph = field(init=False)
     _line_maps: dict[str, list[int | None] | None] = field(default_factory=dict, init=False)
+    _files: list[str] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.root = Path(os.path.abspath(self.root))
@@ -169,6 +174,11 @@ class Joiner:
             verdict.verdict, verdict.library = "no-lib", library
             verdict.detail = f"{header} ({library}) is not installed"
             return verdict
+        elsewhere = self.in_tree(header) if header else None
+        if elsewhere is not None:
+            verdict.verdict = "no-include"
+            verdict.detail = f"{header} is in the tree ({elsewhere}) but not on the include path: give -I or -p"
+            return verdict
         match = self._explaining(error, scope)
         if match is None:
             verdict.verdict = "port-fault"
@@ -183,6 +193,13 @@ class Joiner:
         verdict.detail = (f"{verdict.verdict}: {finding['code']} {finding.get('name') or ''} "
                           f"at {where}:{finding.get('line')}").replace("  ", " ")
         return verdict
+
+    def in_tree(self, header: str) -> str | None:
+        """The tree's file that #include <header> would have meant, if there is one."""
+        if self._files is None:
+            self._files = sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file())
+        tail = "/" + header.lstrip("./")
+        return next((rel for rel in self._files if ("/" + rel).endswith(tail)), None)
 
     def _shown(self, error: FirstError) -> str:
         rel = self.rel(error.file)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hipport.verify_join import CLASSES, Verdict
+from hipport.verify_join import CLASSES, HONEST, Verdict
 
-LABELS = {"ok": "OK", "no-lib": "NO-LIB", "expected": "EXPECTED", "semantic": "SEMANTIC", "port-fault": "BUG"}
-TITLES = {"ok": "compiles", "no-lib": "missing library", "expected": "reported (expected)",
+LABELS = {"ok": "OK", "no-lib": "NO-LIB", "no-include": "NO-INC", "expected": "EXPECTED", "semantic": "SEMANTIC",
+          "port-fault": "BUG"}
+TITLES = {"ok": "compiles", "no-lib": "missing library", "no-include": "header not on include path",
+          "expected": "reported (expected)",
           "semantic": "HIP semantic difference", "port-fault": "port fault (hipport bug)"}
 
 
@@ -20,7 +22,7 @@ def summarize(verdicts: list[Verdict], top: int = 10) -> dict:
     by_class = Counter(v.verdict for v in verdicts)
     clean = [v for v in verdicts if v.clean]
     clean_by_class = Counter(v.verdict for v in clean)
-    honest = clean_by_class["ok"] + clean_by_class["no-lib"]
+    honest = sum(clean_by_class[c] for c in HONEST)
     faults = Counter(v.error_kind for v in verdicts if v.verdict == "port-fault")
     libraries = Counter(v.library for v in verdicts if v.verdict == "no-lib")
     return {
@@ -47,7 +49,7 @@ def table_lines(summary: dict) -> list[str]:
     precision = summary["clean_precision"]
     lines.append("clean-verdict precision: " + (
         f"{precision}% ({summary['clean_honest']} of {summary['clean']} TUs with no error or warning finding "
-        f"compile or lack only a library)" if precision is not None else "no TU without an error or warning finding"))
+        f"compile or lack only a library or header)" if precision is not None else "no TU without an error or warning finding"))
     return lines
 
 

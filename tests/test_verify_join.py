@@ -76,6 +76,15 @@ def test_a_missing_project_or_cuda_header_is_not_a_library(tmp_path, libraries):
     assert "clean verdict miss" in v.detail and "cuda/barrier" in v.first_error
 
 
+def test_a_missing_project_header_elsewhere_in_the_tree_is_an_include_path_problem(tmp_path, libraries):
+    out, report = make_tree(tmp_path, {"a.hip": "#include <Exceptions.h>\n", "util/npp/Exceptions.h": "\n"})
+    v = verdict_of(out, report, libraries, "a.hip", failed(f"{out}/a.hip:1:10: fatal error: 'Exceptions.h' file not found\n"))
+    assert v.verdict == "no-include" and "util/npp/Exceptions.h" in v.detail
+    # a name that only ends like it is another header
+    v = verdict_of(out, report, libraries, "a.hip", failed(f"{out}/a.hip:1:10: fatal error: 'ions.h' file not found\n"))
+    assert v.verdict == "port-fault"
+
+
 def test_a_header_finding_naming_the_missing_header_expects_it(tmp_path, libraries):
     files = {"a.hip": "#include <cuda/barrier>\n"}
     out, report = make_tree(tmp_path, files, findings={"a.hip": [finding("HP103", 1, "cuda/barrier")]})
