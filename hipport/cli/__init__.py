@@ -479,8 +479,9 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
     that another file #includes is a header, not a unit.
 
     With --report, each failure is explained instead: EXPECTED or SEMANTIC (the
-    finding that predicted it, and where), NO-LIB, or BUG (nothing in the report
-    predicted it: hipport's port is at fault; please send it to us). A table by
+    finding that predicted it, and where), NO-LIB, NO-INC (a project header the
+    include path misses), or BUG (nothing in the report predicted it: hipport's
+    port is at fault; please send it to us). A table by
     class and the clean-verdict precision follow: of the units whose file and
     project headers have no error or warning finding, the share that compile or
     lack only a library.
