@@ -120,7 +120,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
         "edited_units": {"units": len(edited_units), "compiled": sum(u["verdict"] == "ok" for u in edited_units)},
         "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
                   for u in joined["units"]},
-        "verify_log": str(log),
+        "verify_log": log.relative_to(REPO).as_posix() if log.is_relative_to(REPO) else str(log),
     }
 
 
