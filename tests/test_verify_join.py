@@ -187,11 +187,18 @@ def test_summary_counts_classes_and_the_clean_verdict_precision(tmp_path, librar
     assert "TUs compiled: 1 / 4 (25.0%)" in table_lines(summary)
 
 
-def test_cli_report_option_needs_a_convert_report(tmp_path):
+def test_cli_report_option_needs_a_convert_report(tmp_path, monkeypatch):
     (tmp_path / "bad.json").write_text("{}")
+    (tmp_path / "other.json").write_text(json.dumps({"files": [{"path": "elsewhere.cu", "findings": []}]}))
     (tmp_path / "a.hip").write_text("int main() {}\n")
     result = CliRunner().invoke(main, ["verify", str(tmp_path / "a.hip"), "--json", str(tmp_path / "j.json")])
     assert result.exit_code == 2 and "--json needs --report" in result.output
+    if shutil.which("hipcc") is None:
+        return
+    result = CliRunner().invoke(main, ["verify", str(tmp_path / "a.hip"), "--report", str(tmp_path / "bad.json")])
+    assert result.exit_code == 2 and "bad.json: not a report of 'hipport convert --report'" in result.output
+    result = CliRunner().invoke(main, ["verify", str(tmp_path / "a.hip"), "--report", str(tmp_path / "other.json")])
+    assert result.exit_code == 2 and "lists none of the units" in result.output
 
 
 @pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed")

@@ -501,16 +501,24 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
             _fail(str(exc))
     if json_path is not None and report_path is None:
         raise click.UsageError("--json needs --report")
+    report = None
+    if report_path is not None:
+        from hipport.verify_join import Report, ReportError
+
+        try:
+            report = Report.load(report_path)
+        except ReportError as exc:
+            _fail(str(exc))
     rules = _load_rules(())
     rocm_headers = library_headers(rules)
     units = translation_units(path, tuple(include_dirs))
     include_dirs = tuple(include_dirs) + tuple(sorted({u.parent for u in units}))
     counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
     results = check_units(units, offload_arch, include_dirs, defines, hipcc, entries, jobs)
-    if report_path is not None:
+    if report is not None:
         from hipport.cli.verify_join import joined
 
-        sys.exit(joined(path, units, results, report_path, rules, include_dirs, json_path))
+        sys.exit(joined(path, units, results, report, report_path, rules, include_dirs, json_path))
     for unit, result in zip(units, results):
         state, detail = status(result, rocm_headers)
         counts[state] += 1

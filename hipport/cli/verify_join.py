@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from hipport.verify import CompileResult
-from hipport.verify_join import Report, ReportError, join, library_table
+from hipport.verify_join import Report, join, library_table
 from hipport.verify_summary import as_json, summarize, table_lines, unit_line
 
 
@@ -25,16 +25,15 @@ def tree_root(path: Path, units: list[Path], report: Report) -> Path:
     return base
 
 
-def joined(root: Path, units: list[Path], results: list[CompileResult], report_path: Path, rules,
+def joined(root: Path, units: list[Path], results: list[CompileResult], report: Report, report_path: Path, rules,
            include_dirs: tuple[Path, ...], json_path: Path | None) -> int:
     """Print the verdicts and figures; the exit status: 1 if any unit failed for a reason
-    other than a missing library, else 0 (2 when the report cannot be read)."""
-    try:
-        report = Report.load(report_path)
-    except ReportError as exc:
-        click.echo(f"hipport: {exc}", err=True)
-        return 2
+    other than a missing library, else 0 (2 when the report does not describe this tree)."""
     base = tree_root(root, units, report)
+    if units and not any(Path(os.path.abspath(u)).relative_to(base).as_posix() in report.sources for u in units):
+        click.echo(f"hipport: {report_path}: the report lists none of the units under {root}; "
+                   f"give the report 'hipport convert' wrote for this output", err=True)
+        return 2
     verdicts = join(base, units, results, report, library_table(rules), include_dirs)
     for verdict in verdicts:
         click.echo(unit_line(verdict))
