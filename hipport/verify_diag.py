@@ -37,6 +37,7 @@ class FirstError:
     message: str
     text: str  # the error line as the compiler printed it
     locations: tuple[Location, ...]
+    chain: tuple[Location, ...] = ()  # the #include lines that led to the error's file, outermost first
 
     @property
     def missing_header(self) -> str | None:
@@ -70,7 +71,7 @@ def first_error(output: str) -> FirstError | None:
             continue
         here = Location(m.group("file"), int(m.group("line")))
         return FirstError(m.group("file"), here.line, int(m.group("col")), m.group("message"), line,
-                          (here, *chain, *_notes(lines[i + 1:])))
+                          (here, *chain, *_notes(lines[i + 1:])), tuple(chain))
     return None
 
 

@@ -202,8 +202,16 @@ class Joiner:
         return next((rel for rel in self._files if ("/" + rel).endswith(tail)), None)
 
     def _shown(self, error: FirstError) -> str:
+        """The error as file:line:col: message; an error in a system header also says which
+        project #include led there (an include-order fault shows there, not in HIP's header)."""
         rel = self.rel(error.file)
-        return f"{rel or error.file}:{error.line}:{error.column}: {error.message}"
+        shown = f"{rel or error.file}:{error.line}:{error.column}: {error.message}"
+        if rel is None:
+            chain = [(self.rel(loc.file), loc.line) for loc in error.chain]
+            project = [f"{r}:{line}" for r, line in chain if r is not None]
+            if project:
+                shown += f" (included from {project[-1]})"
+        return shown
 
     def _explaining(self, error: FirstError, scope: list[tuple[str, dict]]) -> tuple[str, dict] | None:
         """The finding that best explains error: one at a line of the error's block (the error,

@@ -148,6 +148,17 @@ def test_an_info_finding_predicts_nothing(tmp_path, libraries):
     assert (v.verdict, v.clean) == ("port-fault", True)
 
 
+def test_an_error_in_a_system_header_names_the_project_include_that_led_there(tmp_path, libraries):
+    out, report = make_tree(tmp_path, {"a.hip": "#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n"})
+    output = (f"In file included from {out}/a.hip:1:\nIn file included from /usr/include/hip/hip_cooperative_groups.h:37:\n"
+              "/usr/include/hip/amd_detail/helper.h:117:22: error: use of undeclared identifier 'hipBlockDim_z'\n"
+              f"{out}/a.hip:2:1: note: a note in the project is not the include that led there\n")
+    v = verdict_of(out, report, libraries, "a.hip", failed(output))
+    assert v.first_error == ("/usr/include/hip/amd_detail/helper.h:117:22: use of undeclared identifier 'hipBlockDim_z'"
+                             " (included from a.hip:1)")
+    assert v.error_kind == "use of undeclared identifier 'hipBlockDim_z'"
+
+
 def test_first_error_reads_the_chain_and_the_notes():
     output = ("In file included from /t/a.hip:3:\n/t/h.h:7:5: warning: unused\n"
               "In file included from /t/a.hip:4:\n/t/g.h:2:9: error: no member named 'x' in 'S'\n"
