@@ -20,7 +20,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HIPCPU_PKGS := g++ libtbb-dev
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: demo test lint hipcc hipcpu browser clang-headers rules clean bench bench-full fuzz
+.PHONY: demo test lint hipcc hipcpu browser clang-headers rules clean bench bench-full fuzz corpus
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -89,6 +89,17 @@ bench: $(BENCH_STAMP)
 bench-full: $(BENCH_STAMP)
 	BENCH_FULL=1 $(BIN)/python bench/run.py
 
+# Real code (bench/realcode.py): port CORPUS with the installed hipcc's HIP version, compile every
+# unit with `hipport verify --report`, print the table by class, the TUs compiled, the
+# clean-verdict precision and the conversion time, and compare with bench/corpus-baseline.json
+# (a unit that compiled there and fails now is a regression: exit 1). CORPUS_INCLUDES: the
+# corpus's include directories, relative to it. CORPUS_FLAGS: e.g. --allow-regressions.
+CORPUS ?= $(firstword $(wildcard ../shared/corpora/cuda-samples ../../shared/corpora/cuda-samples))
+CORPUS_INCLUDES ?= Common
+CORPUS_FLAGS ?=
+corpus: $(STAMP) hipcc
+	CORPUS="$(CORPUS)" CORPUS_INCLUDES="$(CORPUS_INCLUDES)" $(BIN)/python bench/realcode.py $(CORPUS_FLAGS)
+
 # Fuzzing (tests/fuzz/): CI runs a few hundred examples; this runs the hypothesis tests with
 # FUZZ_EXAMPLES examples each, the 100 MB inputs, then atheris for FUZZ_SECONDS (when it installs).
 FUZZ_EXAMPLES ?= 20000
@@ -105,4 +116,4 @@ rules: $(STAMP)
 	$(BIN)/python tools/gen_rules.py
 
 clean:
-	rm -rf demo-out demo-out.json demo-report.html .pytest_cache bench/corpus .fuzz
+	rm -rf demo-out demo-out.json demo-report.html .pytest_cache bench/corpus bench/realcode-out .fuzz

@@ -12,6 +12,7 @@ from pathlib import Path
 INSTALL_HINT = ("hipcc not found; on Debian/Ubuntu install it with 'apt-get install -y "
                 "hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev'")
 COMPILED_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx"})
+HEADER_OR_SOURCE = COMPILED_SUFFIXES | {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".c"}
 
 
 MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
@@ -63,10 +64,18 @@ def compile_bytes(source: bytes, name: str = "snippet.hip", **kwargs) -> Compile
         return compile_check(path, **kwargs)
 
 
-def translation_units(root: Path) -> list[Path]:
+def translation_units(root: Path, include_dirs: tuple[Path, ...] = ()) -> list[Path]:
+    """The sources under root that are compiled on their own: not binary data, and not a .cu
+    (or .cpp) that another file #includes, which is a header whatever its name."""
     if root.is_file():
         return [root]
-    return sorted(p for p in root.rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file() and not _binary(p))
+    from hipport.verify.includes import IncludeGraph, included_files
+
+    sources = sorted(p for p in root.rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file() and not _binary(p))
+    graph = IncludeGraph(root, include_dirs)
+    texts = [p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in HEADER_OR_SOURCE]
+    included = included_files(graph, texts)
+    return [p for p in sources if Path(os.path.abspath(p)) not in included]
 
 
 def _binary(path: Path) -> bool:

@@ -1,0 +1,219 @@
+"""Real code as the yardstick: port a CUDA tree, compile every unit, join failures to the report.
+
+    python bench/realcode.py                        # the default corpus, compared with the baseline
+    python bench/realcode.py --corpus DIR --include Common --include include
+    python bench/realcode.py --write-baseline       # after an improvement: commit the new baseline
+
+It runs hipport the way a user would: `hipport convert` with --hip-version set to the installed
+hipcc's version (`hipconfig --version`), --no-cache and --jobs 2, then `hipport verify OUT
+--report r.json --json ...` with -j 2, and prints verify's table by class, the TUs compiled,
+the clean-verdict precision and the conversion time. The results go to JSON and are compared
+with a committed baseline: a unit that compiled in the baseline and fails now is a REGRESSION
+(exit status 1 unless --allow-regressions). Units the baseline does not know are not compared.
+
+--samples FILE ports only the directories FILE lists (one per line, relative to the corpus),
+staged with the include directories into a scratch tree: the small subset the test suite runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS_PATH = Path("shared") / "corpora" / "cuda-samples"
+DEFAULT_WORK = REPO / "bench" / "realcode-out"
+DEFAULT_RESULTS = REPO / "bench" / "corpus-results.json"
+DEFAULT_BASELINE = REPO / "bench" / "corpus-baseline.json"
+
+
+class HarnessError(Exception):
+    pass
+
+
+def default_corpus() -> Path | None:
+    """../shared/corpora/cuda-samples beside the clone (or beside a parent: a git worktree)."""
+    for parent in REPO.parents:
+        if (parent / CORPUS_PATH).is_dir():
+            return parent / CORPUS_PATH
+    return None
+
+
+def installed_hip_version(hipconfig: str = "hipconfig") -> str:
+    """X.Y of the installed HIP ('5.2.21153-0' -> '5.2')."""
+    try:
+        out = subprocess.run([hipconfig, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise HarnessError(f"cannot ask hipconfig for the installed HIP version: {exc}") from None
+    m = re.match(r"\s*(\d+)\.(\d+)", out)
+    if m is None:
+        raise HarnessError(f"hipconfig --version printed {out.strip()!r}, not a version")
+    return f"{m.group(1)}.{m.group(2)}"
+
+
+def hipport(*args: str, capture: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hipport", *args], capture_output=capture, text=True, cwd=REPO)
+
+
+def convert_takes_include_dirs() -> bool:
+    """Newer convert follows -I directories' headers (--include-dir); pass them when it does."""
+    return "--include-dir" in hipport("convert", "--help").stdout
+
+
+def stage(corpus: Path, samples: list[str], includes: list[str], dest: Path) -> Path:
+    """A scratch tree with only these sample directories and the include directories, laid
+    out as in the corpus so that relative includes still resolve."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    for rel in [*includes, *samples]:
+        source = corpus / rel
+        if not source.is_dir():
+            raise HarnessError(f"{source}: no such directory in the corpus")
+        shutil.copytree(source, dest / rel, dirs_exist_ok=True)
+    return dest
+
+
+def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
+    """Convert and verify; the results: figures, conversion time and each unit's verdict."""
+    version = installed_hip_version()
+    out, report, verdicts_json, log = work / "out", work / "report.json", work / "verify.json", work / "verify.log"
+    if out.exists():
+        shutil.rmtree(out)
+    work.mkdir(parents=True, exist_ok=True)
+    convert_args = ["convert", str(corpus), "-o", str(out), "--hip-version", version, "--no-cache",
+                    "--jobs", str(jobs), "--report", str(report), "-q"]
+    if convert_takes_include_dirs():
+        for rel in includes:
+            convert_args += ["--include-dir", str(corpus / rel)]
+    started = time.perf_counter()
+    converted = hipport(*convert_args)
+    seconds = time.perf_counter() - started
+    if not report.is_file():
+        raise HarnessError(f"hipport convert failed ({converted.returncode}): {converted.stderr.strip()[-2000:]}")
+    if converted.returncode != 0:  # some files could not be ported: the rest is still worth measuring
+        print(f"realcode: hipport convert exited {converted.returncode}:\n{converted.stderr.strip()[-2000:]}",
+              file=sys.stderr)
+    verify_args = ["verify", str(out), "--report", str(report), "--json", str(verdicts_json), "-j", str(jobs)]
+    for rel in includes:
+        verify_args += ["-I", str(out / rel)]
+    verified = hipport(*verify_args)
+    log.write_text(verified.stdout + verified.stderr, encoding="utf-8")
+    if verified.returncode not in (0, 1) or not verdicts_json.is_file():
+        raise HarnessError(f"hipport verify failed ({verified.returncode}): {verified.stderr.strip()[-2000:]}")
+    joined = json.loads(verdicts_json.read_text(encoding="utf-8"))
+    converted_report = json.loads(report.read_text(encoding="utf-8"))
+    summary = converted_report["summary"]
+    # The units the port edited: plain C++ files that compile untouched are not hipport's doing.
+    edited = {e.get("renamed_to") or e["path"] for e in converted_report["files"] if e.get("changed")}
+    edited_units = [u for u in joined["units"] if u["unit"] in edited]
+    return {
+        "schema": 1,
+        "corpus": corpus.name,
+        "hip_version": version,
+        "includes": includes,
+        "conversion_seconds": round(seconds, 2),
+        "convert_seconds_in_report": summary.get("seconds"),
+        "summary": joined["summary"],
+        "edited_units": {"units": len(edited_units), "compiled": sum(u["verdict"] == "ok" for u in edited_units)},
+        "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
+                  for u in joined["units"]},
+        "verify_log": log.relative_to(REPO).as_posix() if log.is_relative_to(REPO) else str(log),
+    }
+
+
+def regressions(results: dict, baseline: dict) -> list[str]:
+    """Units that compiled in the baseline and do not now (a unit now missing counts too)."""
+    now = results["units"]
+    return sorted(unit for unit, old in baseline.get("units", {}).items()
+                  if old.get("verdict") == "ok" and now.get(unit, {}).get("verdict") != "ok")
+
+
+def improvements(results: dict, baseline: dict) -> list[str]:
+    old = baseline.get("units", {})
+    return sorted(unit for unit, new in results["units"].items()
+                  if new.get("verdict") == "ok" and unit in old and old[unit].get("verdict") != "ok")
+
+
+def report_lines(results: dict, baseline: dict | None) -> list[str]:
+    from hipport.verify.summary import table_lines
+
+    s = results["summary"]
+    lines = [f"corpus {results['corpus']}: HIP {results['hip_version']}, includes {' '.join(results['includes']) or '-'}",
+             *table_lines(s),
+             f"TUs the port edited: {results['edited_units']['compiled']} / {results['edited_units']['units']} compile",
+             f"conversion time: {results['conversion_seconds']:.2f} s wall (--jobs 2, --no-cache)"]
+    if s["port_fault_errors"]:
+        lines.append("commonest first errors of the port faults (hipport bugs):")
+        lines += [f"  {row['units']:4}  {row['error']}" for row in s["port_fault_errors"]]
+    if baseline is not None:
+        b = baseline["summary"]
+        lines.append(f"baseline: {b['compiled']} / {b['units']} compiled, clean-verdict precision "
+                     f"{b['clean_precision']}%; now {s['compiled']} / {s['units']}, {s['clean_precision']}%")
+        gained = improvements(results, baseline)
+        if gained:
+            lines.append(f"{len(gained)} unit(s) compile now that did not: " + ", ".join(gained[:20])
+                         + (" ..." if len(gained) > 20 else ""))
+    lines.append(f"each unit's verdict: {results['verify_log']}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=os.environ.get("CORPUS") or None,
+                        help="CUDA tree to port (default: ../shared/corpora/cuda-samples; env CORPUS)")
+    parser.add_argument("--include", action="append", default=None, metavar="DIR",
+                        help="include directory relative to the corpus (repeatable; env CORPUS_INCLUDES, "
+                             "space-separated; default: Common)")
+    parser.add_argument("--samples", type=Path, help="only these directories of the corpus (one per line)")
+    parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="scratch directory for the port")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE)
+    parser.add_argument("--write-baseline", action="store_true", help="write the results as the new baseline")
+    parser.add_argument("--allow-regressions", action="store_true", help="exit 0 even when units regressed")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    corpus = Path(args.corpus) if args.corpus else default_corpus()
+    if corpus is None or not corpus.is_dir():
+        print(f"realcode: no corpus at {corpus or '../shared/' + CORPUS_PATH.as_posix()}; give --corpus DIR",
+              file=sys.stderr)
+        return 2
+    includes = args.include if args.include is not None else (
+        os.environ.get("CORPUS_INCLUDES", "Common").split())
+    try:
+        tree = corpus
+        if args.samples is not None:
+            samples = [s.strip() for s in args.samples.read_text().splitlines() if s.strip() and not s.startswith("#")]
+            tree = stage(corpus, samples, includes, args.work / "staged" / corpus.name)
+        results = run(tree, includes, args.work, args.jobs)
+        results["samples"] = args.samples.name if args.samples is not None else None
+    except HarnessError as exc:
+        print(f"realcode: {exc}", file=sys.stderr)
+        return 2
+    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline.is_file() else None
+    if baseline is not None and (baseline.get("corpus"), baseline.get("samples")) != (corpus.name, results.get("samples")):
+        print(f"realcode: {args.baseline} is for another corpus or subset; nothing to compare with")
+        baseline = None
+    print("\n".join(report_lines(results, baseline)))
+    args.results.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"results: {args.results}")
+    if args.write_baseline:
+        args.baseline.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"baseline written: {args.baseline}")
+        return 0
+    lost = regressions(results, baseline) if baseline is not None else []
+    if lost:
+        print(f"\n!!! REGRESSION: {len(lost)} unit(s) compiled in the baseline and fail now:", file=sys.stderr)
+        for unit in lost:
+            print(f"!!!   {unit}: {results['units'].get(unit, {}).get('detail', 'no longer a unit')}", file=sys.stderr)
+        return 0 if args.allow_regressions else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
