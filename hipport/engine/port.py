@@ -11,11 +11,13 @@ from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
+from hipport.engine.arguments import PlannedCall, apply_plans, choose_rule, dropped_spans, plan_call
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
+from hipport.ruleset.argrules import ArgumentRule
 from hipport.ruleset.model import NameRule, RuleSet
 from hipport.engine.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
@@ -101,8 +103,12 @@ class _Porter:
         self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes
         self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
         self.reported_once: set = set()
+        self.argument_plans: list[PlannedCall] = []
+        self.parsed: ParsedFile | None = None
+        self._calls: dict[str, list[NameSite]] | None = None
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
+        self.parsed = parsed
         declared = {site.name for site in parsed.names if site.role is _DECLARATION} | declared_elsewhere
         for site in parsed.names:
             self._name(site, declared)
@@ -120,6 +126,8 @@ class _Porter:
                                       "this launch has an unusual configuration; rewrite it by hand")
                     else:
                         self.edits.extend(edits)
+        if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
+            self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(
             self.source, parsed, self.rules, self.options,
             needs_runtime=self.uses_device_code, needs_runtime_api=self.uses_runtime_api,
@@ -163,8 +171,16 @@ class _Porter:
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
             self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
             return
+        argument_rule = self._argument_rule(site, rule) if name in rules.arguments and role is _USE else None
+        if argument_rule is not None and argument_rule.keep_name:
+            self._plan_arguments(site, argument_rule)
+            return
         if rule is not None:
-            self._apply_name_rule(site, rule)
+            self._apply_name_rule(site, rule, argument_rule.hip if argument_rule else None)
+        elif argument_rule is not None and argument_rule.hip:
+            self._rename(site, argument_rule.hip, argument_rule.library or "user", name)
+        if argument_rule is not None:
+            self._plan_arguments(site, argument_rule)
         lint = rules.lints.get(name)
         if lint is not None:
             self._finding(lint.code, site.start, site.end, name, lint.message,
@@ -187,9 +203,33 @@ class _Porter:
             self.result.converted_names[name] += 1
         self.edits.append(Edit(site.start, site.end, piece.encode("ascii")))
 
-    def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
+    def _argument_rule(self, site: NameSite, rule: NameRule | None) -> ArgumentRule | None:
+        kind = "roc" if self.options.roc and rule is not None and rule.roc else "hip"
+        return choose_rule(self.rules.arguments[site.name], site, kind, self.target)
+
+    def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
+        plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
+        library = argument_rule.library or (self.rules.names[site.name].library if site.name in self.rules.names
+                                             else None)
+        for finding in findings:
+            self._finding(*finding, library=library)
+        if plan is not None:
+            self.argument_plans.append(plan)
+            self.dropped.extend(dropped_spans(plan))
+
+    def _calls_by_name(self) -> dict[str, list[NameSite]]:
+        if self._calls is None:
+            self._calls = {}
+            for site in self.parsed.names if self.parsed else ():
+                if site.arguments is not None:
+                    self._calls.setdefault(site.name, []).append(site)
+        return self._calls
+
+    def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
         name = rule.cuda
         target = rule.roc if self.options.roc and rule.roc else rule.hip
+        if override is not None and target is not None:
+            target = override
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
             hint = f"; use {rule.replacement}" if rule.replacement else ""

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hipport.ruleset.argrules import ArgumentRule
 from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
 
@@ -113,6 +114,7 @@ class RuleSet:
     wraps: dict[str, WrapRule] = field(default_factory=dict)
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
+    arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
     structural_lints: list[StructuralLint] = field(default_factory=list)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
@@ -140,7 +142,7 @@ class RuleSet:
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
         self.lint_index = build_index(self.structural_lints)
         self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
-                                     *self.rewrites, *self.lint_index.by_name})
+                                     *self.rewrites, *self.arguments, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
