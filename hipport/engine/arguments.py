@@ -166,7 +166,10 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
             continue
         text = written(index)
         cast = piece.group("cast")
-        if cast is not None and not _already(text, cast, source):
+        if cast == "&":
+            if not (text.lstrip().startswith(b"&") or _VOID_CAST.match(text.lstrip())):
+                text = b"&" + (text if _IDENT.fullmatch(text.strip()) else b"(" + text + b")")
+        elif cast is not None and not _already(text, cast, source):
             text = b"reinterpret_cast<" + cast.encode("ascii") + b">(" + text + b")"
         out.append(text)
         previous = index

@@ -1,6 +1,7 @@
 """The rule engine: turn a parsed file's sites into edits and findings."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -281,8 +282,8 @@ class _Porter:
             return
         start, end = arguments[wrap.argument]
         argument = self.source[start:end]
-        if argument.startswith(wrap.wrapper.encode("ascii") + b"("):
-            return
+        if argument.startswith((wrap.wrapper.encode("ascii") + b"(", b"&")) or _VOID_POINTER_CAST.match(argument):
+            return  # wrapped already, or an address: the wrapper takes the variable itself
         self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
         self.edits.append(Edit(end, end, b")"))
 
@@ -368,6 +369,9 @@ class _Porter:
         if self.result.findings:  # most files have none, and then no line index is needed
             self.result.findings.sort(key=lambda f: (f.start, f.code))
             assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
+
+
+_VOID_POINTER_CAST = re.compile(rb"\(\s*(?:const\s+)?void\s*\*\s*\)|(?:reinterpret|static)_cast\s*<\s*(?:const\s+)?void\s*\*")
 
 
 @lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree

@@ -8,7 +8,8 @@ cudaEventCreate(&e, flags)). Its actions are declarative:
 - `arguments`: the argument list to write, as a template over the call's own
   arguments: `{N}` is argument N as written, `{N..}` arguments N to the last
   with their separators, `{N:TYPE}` argument N cast to TYPE with
-  reinterpret_cast unless it evidently is one already, `{borrowed}` an argument
+  reinterpret_cast unless it evidently is one already, `{N:&}` its address
+  unless it is one already, `{borrowed}` an argument
   of another call (borrow_call, below). An argument the template leaves out is
   dropped; anything else is text the rewrite inserts. So one template says
   insert, drop, reorder and wrap;
@@ -36,7 +37,7 @@ PLACEHOLDER = re.compile(r"\{(?:(?P<index>\d{1,2})(?P<rest>\.\.)?(?::(?P<cast>[^
 # What a template may insert between its placeholders: expressions made of names,
 # numbers, casts and operators, never a statement, a string or a comment.
 _LITERAL = re.compile(r"[A-Za-z0-9_ ,&*()<>:.|+-]*")
-_CAST_TYPE = re.compile(r"(?:const )?[A-Za-z_][A-Za-z0-9_:]*(?: ?\*){1,2}(?: ?const)?")
+_CAST_TYPE = re.compile(r"(?:const )?[A-Za-z_][A-Za-z0-9_:]*(?: ?\*){1,2}(?: ?const)?|&")
 TARGETS = ("hip", "roc")
 
 
@@ -111,7 +112,7 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
         seen.add(index)
         cast = piece.group("cast")
         if cast is not None and not _CAST_TYPE.fullmatch(cast):
-            return "arguments", f"the cast type {cast!r} must be a pointer type such as const void*"
+            return "arguments", f"the cast type {cast!r} must be a pointer type such as const void*, or &"
         last_rest = bool(piece.group("rest"))
     count = entry.get("count")
     if count is not None and any(i >= count for i in seen):
