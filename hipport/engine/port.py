@@ -15,6 +15,7 @@ from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, R
 from hipport.engine.arguments import PlannedCall, apply_plans, choose_rule, dropped_spans, plan_call
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.macro_launch import macro_launches
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
@@ -116,11 +117,15 @@ class _Porter:
         for pasted in parsed.pasted:
             self._pasted(pasted)
         self._lints(parsed, declared)
-        if parsed.launches:
+        launches = parsed.launches
+        if self.options.launch_syntax == "hip":  # #define bodies are text to the parser: read them here
+            seen = {launch.start for launch in launches}
+            launches = launches + [m for m in macro_launches(self.source) if m.start not in seen]
+        if launches:
             self.uses_device_code = True
-            self.result.launches = len(parsed.launches)
+            self.result.launches = len(launches)
             if self.options.launch_syntax == "hip":
-                for launch in parsed.launches:
+                for launch in launches:
                     edits = launch_edits(launch, self.source)
                     if edits is None:
                         self._finding("HP105", launch.start, launch.start + 3, "<<<",
