@@ -16,6 +16,7 @@ from hipport.engine.arguments import PlannedCall, apply_plans, choose_rule, drop
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launches
+from hipport.engine.members import member_rewrites
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
@@ -132,6 +133,11 @@ class _Porter:
                                       "this launch has an unusual configuration; rewrite it by hand")
                     else:
                         self.edits.extend(edits)
+        if self.rules.member_accessors:
+            members = member_rewrites(self.source, self.rules.member_accessors)
+            self.edits.extend(members.edits)
+            for finding in members.findings:
+                self._finding(*finding)
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(

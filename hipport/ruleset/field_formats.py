@@ -37,6 +37,8 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
                                                "rewrite", "build_word", "build_package", "argument_rewrite")},
     ("argument_rewrite", "hip"): IDENTIFIER, ("argument_rewrite", "code"): CODE,
     ("argument_rewrite", "borrow_call"): IDENTIFIER,
+    ("member_accessor", "receiver"): IDENTIFIER, ("member_accessor", "member"): IDENTIFIER,
+    ("member_accessor", "read"): IDENTIFIER, ("member_accessor", "code"): CODE,
     ("rename", "hip"): CXX_NAME, ("rename", "roc"): CXX_NAME, ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): IDENTIFIER,

@@ -17,7 +17,7 @@ from pathlib import Path
 from hipport import __version__
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
+    CodeInfo, HeaderRule, LintRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
 from hipport.ruleset.argrules import ArgumentRule, make_argument_rule
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
@@ -109,7 +109,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
 _RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
-            RewriteRule, StructuralLint, ArgumentRule)
+            RewriteRule, StructuralLint, ArgumentRule, MemberAccessor)
 _SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
 
@@ -329,6 +329,9 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
     for entry in data.get("rewrite", []):
         ruleset.rewrites[entry["cuda"]] = make_rewrite(entry, origin)
     _merge_argument_rules(ruleset, data.get("argument_rewrite", []), origin)
+    for entry in data.get("member_accessor", []):
+        ruleset.member_accessors[(entry["receiver"], entry["member"])] = MemberAccessor(
+            entry["receiver"], entry["member"], entry["read"], entry["code"], entry["message"], origin)
     for entry in data.get("lint", []):
         ruleset.structural_lints.append(make_lint(len(ruleset.structural_lints), entry, origin))
     for entry in data.get("library_title", []):

@@ -78,6 +78,18 @@ class WrapRule:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberAccessor:
+    """receiver.member means something else in HIP; a read becomes read(receiver)."""
+
+    receiver: str
+    member: str
+    read: str
+    code: str
+    message: str
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
 class LintRule:
     cuda: str
     code: str
@@ -115,6 +127,7 @@ class RuleSet:
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
+    member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
     structural_lints: list[StructuralLint] = field(default_factory=list)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)

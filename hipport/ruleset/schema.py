@@ -68,6 +68,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
          "silent_values": STR_LIST, "keep_name": BOOL, "borrow_call": STR, "borrow_match": INT,
          "borrow_argument": INT, "since": STR, "until": STR, "library": STR, "note": STR},
     ),
+    # a member whose type differs in HIP, read through an accessor (rules/fp16.toml, hipport/engine/members.py)
+    "member_accessor": ({"receiver": STR, "member": STR, "read": STR, "code": STR, "message": STR}, {"note": STR}),
     # build files (rules/buildfiles.toml, read by hipport/buildfiles)
     "build_library": ({"cuda": STR}, {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR,
                                       "note": STR}),
