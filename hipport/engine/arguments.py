@@ -89,9 +89,10 @@ def plan_call(site: NameSite, rule: ArgumentRule, source: bytes,
                        f"'{name}' takes other arguments in HIP, and hipport cannot rewrite this call ({problem}); "
                        f"rewrite it by hand{hint}")]
     findings = []
-    meaningful = [texts[i].decode("utf-8", "replace").strip() for i in dropped
-                  if texts[i].decode("utf-8", "replace").strip() not in rule.silent_values]
-    if rule.message and (meaningful or not rule.silent_values and dropped):
+    meaningful = [] if "*" in rule.silent_values else \
+        [texts[i].decode("utf-8", "replace").strip() for i in dropped
+         if texts[i].decode("utf-8", "replace").strip() not in rule.silent_values]
+    if rule.message and (rule.report or meaningful or not rule.silent_values and dropped):
         detail = f" (dropped: {', '.join(meaningful)})" if meaningful else ""
         findings.append((rule.code, site.start, site.end, name, rule.message + detail))
     return PlannedCall(site, rule, borrowed), findings
@@ -135,15 +136,22 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
 
     out: list[bytes] = []
     pieces = template_pieces(plan.rule.arguments or "")
+    gaps = [source[arguments[i][1]:arguments[i + 1][0]] for i in range(len(arguments) - 1)]
     previous: int | None = None
+    separators = 0  # the call's own commas and line breaks are reused in order, so its layout stays
     for n, piece in enumerate(pieces):
         if isinstance(piece, str):
             following = pieces[n + 1] if n + 1 < len(pieces) else None
             nxt = _index(following)
             if previous is not None and nxt == previous + 1 and _SEPARATOR.fullmatch(piece):
-                out.append(source[arguments[previous][1]:arguments[nxt][0]])  # the call's own comma and spacing
+                out.append(gaps[previous])
+            elif _SEPARATOR.fullmatch(piece) and separators < len(gaps) and _SEPARATOR.fullmatch(
+                    gaps[separators].decode("utf-8", "replace")):
+                out.append(gaps[separators])
             else:
                 out.append(piece.encode("ascii"))
+            if _SEPARATOR.fullmatch(piece):
+                separators += 1
             continue
         if piece.group("borrowed"):
             out.append(plan.borrowed or b"")

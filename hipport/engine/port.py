@@ -240,7 +240,7 @@ class _Porter:
     def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
         name = rule.cuda
         target = rule.roc if self.options.roc and rule.roc else rule.hip
-        if override is not None and target is not None:
+        if override is not None:  # an argument rewrite names the call to write, even where the table has none
             target = override
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)

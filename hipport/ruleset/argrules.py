@@ -16,7 +16,7 @@ cudaEventCreate(&e, flags)). Its actions are declarative:
 - `code` and `message`: a finding. With no `arguments` it is reported at every
   matching call (HIP has no form hipport can write); with `arguments` only when
   a dropped argument carried meaning, that is when its text is not one of
-  `silent_values`;
+  `silent_values` ("*": none carries any), or always with `report = true`;
 - `keep_name`: leave the callee as written (the finding says why), for calls
   that a rename would turn into a call with the wrong arity;
 - `borrow_call`, `borrow_match`, `borrow_argument`: `{borrowed}` is argument
@@ -54,6 +54,7 @@ class ArgumentRule:
     message: str | None = None
     silent_values: tuple[str, ...] = ()
     keep_name: bool = False
+    report: bool = False  # report the message even where the rewrite is made
     borrow_call: str | None = None
     borrow_match: int | None = None
     borrow_argument: int | None = None

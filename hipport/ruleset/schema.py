@@ -65,7 +65,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "argument_rewrite": (
         {"cuda": STR},
         {"count": INT, "min_count": INT, "target": STR, "hip": STR, "arguments": STR, "code": STR, "message": STR,
-         "silent_values": STR_LIST, "keep_name": BOOL, "borrow_call": STR, "borrow_match": INT,
+         "silent_values": STR_LIST, "keep_name": BOOL, "report": BOOL, "borrow_call": STR, "borrow_match": INT,
          "borrow_argument": INT, "since": STR, "until": STR, "library": STR, "note": STR},
     ),
     # a member whose type differs in HIP, read through an accessor (rules/fp16.toml, hipport/engine/members.py)
