@@ -216,8 +216,12 @@ class _Porter:
         self.edits.append(Edit(site.start, site.end, piece.encode("ascii")))
 
     def _argument_rule(self, site: NameSite, rule: NameRule | None) -> ArgumentRule | None:
-        kind = "roc" if self.options.roc and rule is not None and rule.roc else "hip"
-        return choose_rule(self.rules.arguments[site.name], site, kind, self.target)
+        candidates = self.rules.arguments[site.name]
+        if self.options.roc:  # a ROC rule may also supply the ROC call the reference table lacks
+            chosen = choose_rule(candidates, site, "roc", self.target)
+            if chosen is not None or (rule is not None and rule.roc):
+                return chosen
+        return choose_rule(candidates, site, "hip", self.target)
 
     def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
         plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
