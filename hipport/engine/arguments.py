@@ -143,7 +143,7 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
         if isinstance(piece, str):
             following = pieces[n + 1] if n + 1 < len(pieces) else None
             nxt = _index(following)
-            if previous is not None and nxt == previous + 1 and _SEPARATOR.fullmatch(piece):
+            if previous is not None and nxt == previous + 1 and nxt < len(arguments) and _SEPARATOR.fullmatch(piece):
                 out.append(gaps[previous])
             elif _SEPARATOR.fullmatch(piece) and separators < len(gaps) and _SEPARATOR.fullmatch(
                     gaps[separators].decode("utf-8", "replace")):
