@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import ROOT
+
 from hipport.engine.port import port_source
 from hipport.options import Options
 from hipport.ruleset.loader import load_rules
@@ -118,3 +120,18 @@ def test_unsafe_argument_rules_are_rejected_with_their_line(tmp_path, entry, mes
     with pytest.raises(RuleFileError) as caught:
         load_rules([user], use_cache=False)
     assert message in str(caught.value) and ":3:" in str(caught.value)
+
+
+NEW_FIXTURES = sorted((p for p in (ROOT / "fixtures" / "convert").iterdir() if p.name[:2] in
+                       {"80", "81", "82", "83", "84", "85", "86", "87", "88", "89", "90", "91", "92", "93"}),
+                      key=lambda p: p.name)
+
+
+@pytest.mark.parametrize("case", NEW_FIXTURES, ids=[p.name for p in NEW_FIXTURES])
+def test_truncated_and_spliced_sources_port_without_raising(case, rules):
+    # Half-typed code is the common odd input: cut the file anywhere, or drop a slice of it.
+    source = next(case.glob("input.*")).read_bytes()
+    for options in (Options(), Options(launch_syntax="hip", roc=True)):
+        for cut in range(0, len(source), 29):
+            port_source(source[:cut], rules, options)
+            port_source(source[:cut] + source[cut + 17:], rules, options)
