@@ -61,4 +61,3 @@ def test_a_legacy_cublas_call_keeps_its_name_with_an_error(rules):
     assert [(f.code, f.line) for f in result.findings if f.code == "HP107"] == [("HP107", 3)]
     assert b"  cublasSaxpy(n, a, x, 1, y, 1);" in result.output
     assert b"  hipblasSaxpy(h, n, &a, x, 1, y, 1);" in result.output
-sh: 7: cannot open /tmp/bash_jobs.0/f2215f4d1ce7/rc: No such file

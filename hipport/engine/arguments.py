@@ -98,6 +98,21 @@ def plan_call(site: NameSite, rule: ArgumentRule, source: bytes,
     return PlannedCall(site, rule, borrowed), findings
 
 
+def calls_by_name(sites: list[NameSite]) -> dict[str, list[NameSite]]:
+    """The file's calls by callee, for rules that borrow an argument of another call."""
+    calls: dict[str, list[NameSite]] = {}
+    for site in sites:
+        if site.arguments is not None:
+            calls.setdefault(site.name, []).append(site)
+    return calls
+
+
+def is_address(argument: bytes) -> bool:
+    """Whether an argument is evidently an address already: &x, or a cast to a void pointer."""
+    argument = argument.lstrip()
+    return argument.startswith(b"&") or _VOID_CAST.match(argument) is not None
+
+
 def dropped_spans(plan: PlannedCall) -> list[tuple[int, int]]:
     """The argument spans the rewrite deletes: names inside them are not ported."""
     arguments = plan.site.arguments or []
@@ -175,7 +190,7 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
         text = written(index)
         cast = piece.group("cast")
         if cast == "&":
-            if not (text.lstrip().startswith(b"&") or _VOID_CAST.match(text.lstrip())):
+            if not is_address(text):
                 text = b"&" + (text if _IDENT.fullmatch(text.strip()) else b"(" + text + b")")
         elif cast is not None and not _already(text, cast, source):
             text = b"reinterpret_cast<" + cast.encode("ascii") + b">(" + text + b")"
@@ -221,12 +236,13 @@ def _adjacent_kept(template: str, i: int) -> bool:
     pieces = template_pieces(template)
     for n, piece in enumerate(pieces):
         index = _index(piece)
-        if index is None:
+        if index is None or isinstance(piece, str):
             continue
         if piece.group("rest") and index <= i:
             return True
-        if index == i and n + 2 < len(pieces) and isinstance(pieces[n + 1], str) and \
-                _SEPARATOR.fullmatch(pieces[n + 1]) and _index(pieces[n + 2]) == i + 1:
+        between = pieces[n + 1] if n + 1 < len(pieces) else None
+        if index == i and isinstance(between, str) and _SEPARATOR.fullmatch(between) and \
+                n + 2 < len(pieces) and _index(pieces[n + 2]) == i + 1:
             return True
     return False
 

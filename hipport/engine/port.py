@@ -1,7 +1,6 @@
 """The rule engine: turn a parsed file's sites into edits and findings."""
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -12,7 +11,9 @@ from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
-from hipport.engine.arguments import PlannedCall, apply_plans, choose_rule, dropped_spans, plan_call
+from hipport.engine.arguments import (
+    PlannedCall, apply_plans, calls_by_name, choose_rule, dropped_spans, is_address, plan_call,
+)
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launches
@@ -235,10 +236,7 @@ class _Porter:
 
     def _calls_by_name(self) -> dict[str, list[NameSite]]:
         if self._calls is None:
-            self._calls = {}
-            for site in self.parsed.names if self.parsed else ():
-                if site.arguments is not None:
-                    self._calls.setdefault(site.name, []).append(site)
+            self._calls = calls_by_name(self.parsed.names if self.parsed else [])
         return self._calls
 
     def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
@@ -297,7 +295,7 @@ class _Porter:
             return
         start, end = arguments[wrap.argument]
         argument = self.source[start:end]
-        if argument.startswith((wrap.wrapper.encode("ascii") + b"(", b"&")) or _VOID_POINTER_CAST.match(argument):
+        if argument.startswith(wrap.wrapper.encode("ascii") + b"(") or is_address(argument):
             return  # wrapped already, or an address: the wrapper takes the variable itself
         self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
         self.edits.append(Edit(end, end, b")"))
@@ -384,9 +382,6 @@ class _Porter:
         if self.result.findings:  # most files have none, and then no line index is needed
             self.result.findings.sort(key=lambda f: (f.start, f.code))
             assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
-
-
-_VOID_POINTER_CAST = re.compile(rb"\(\s*(?:const\s+)?void\s*\*\s*\)|(?:reinterpret|static)_cast\s*<\s*(?:const\s+)?void\s*\*")
 
 
 @lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree
