@@ -114,6 +114,7 @@ fuzz: $(STAMP)
 # Regenerate rules/generated from ../shared/reference (commit the result).
 rules: $(STAMP)
 	$(BIN)/python tools/gen_rules.py
+	$(BIN)/python tools/gen_arity.py
 
 clean:
 	rm -rf demo-out demo-out.json demo-report.html .pytest_cache bench/corpus bench/realcode-out .fuzz

@@ -8,6 +8,8 @@ this rewrite.
 """
 from __future__ import annotations
 
+import re
+
 from hipport.diagnostics import Edit
 from hipport.parse.sites import LaunchSite
 from hipport.engine.punctuation import punctuation_spans
@@ -23,20 +25,23 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
     extra = config[2:]
     after_config = launch.args_open + 1  # through the '(' of the argument list
     open_args = b", " if launch.arguments else b""
+    # A configuration written as dim3(...) already is not wrapped again.
+    grid_open, grid_close = (b"", b"") if _is_dim3(source, grid) else (b"dim3(", b")")
+    block_open, block_close = (b"", b"") if _is_dim3(source, block) else (b"dim3(", b")")
     # (start, end, punctuation expected there, its replacements; None keeps it)
     gaps: list[tuple[int, int, list[bytes], list[bytes | None]]] = [
-        (kernel_end, grid[0], [b"<<<"], [(b")" if launch.kernel_is_template else b"") + b", dim3("]),
-        (grid[1], block[0], [b","], [b"), dim3("]),
+        (kernel_end, grid[0], [b"<<<"], [(b")" if launch.kernel_is_template else b"") + b", " + grid_open]),
+        (grid[1], block[0], [b","], [grid_close + b", " + block_open]),
     ]
     if not extra:
-        gaps.append((block[1], after_config, [b">>>", b"("], [b"), 0, 0", open_args]))
+        gaps.append((block[1], after_config, [b">>>", b"("], [block_close + b", 0, 0", open_args]))
     elif len(extra) == 1:
         shmem = extra[0]
-        gaps += [(block[1], shmem[0], [b","], [b"), "]),
+        gaps += [(block[1], shmem[0], [b","], [block_close + b", "]),
                  (shmem[1], after_config, [b">>>", b"("], [b", 0", open_args])]
     else:
         shmem, stream = extra
-        gaps += [(block[1], shmem[0], [b","], [b"), "]),
+        gaps += [(block[1], shmem[0], [b","], [block_close + b", "]),
                  (shmem[1], stream[0], [b","], [None]),
                  (stream[1], after_config, [b">>>", b"("], [b"", open_args])]
     edits = [Edit(kernel_start, kernel_start,
@@ -50,3 +55,23 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
                 edits.append(Edit(token_start, token_end, text))
     return edits
 
+
+
+def _is_dim3(source: bytes, span: tuple[int, int]) -> bool:
+    """Whether the configuration expression is one dim3(...) or dim3{...} construction."""
+    text = source[span[0]:span[1]]
+    m = re.match(rb"dim3\s*([({])", text)
+    if m is None:
+        return False
+    opener = m.group(1)
+    closer = b")" if opener == b"(" else b"}"
+    depth = 0
+    for i in range(m.start(1), len(text)):
+        c = text[i:i + 1]
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return i == len(text) - 1
+    return False

@@ -11,13 +11,19 @@ from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
+from hipport.engine.arguments import (
+    PlannedCall, apply_plans, calls_by_name, choose_rule, dropped_spans, is_address, plan_call,
+)
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.macro_launch import macro_launches
+from hipport.engine.members import member_rewrites
 from hipport.engine.lint_findings import lint_outcome
 from hipport.engine.warp_fix import fix_warp_size
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
 from hipport.engine.strings import string_outcomes
+from hipport.ruleset.argrules import ArgumentRule
 from hipport.ruleset.model import NameRule, RuleSet
 from hipport.engine.warp import plan_rewrite
 from hipport.suppress import apply_suppressions
@@ -104,10 +110,14 @@ class _Porter:
         self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
         self.reported_once: set = set()
         self.calls_roc = False  # --roc, and the file uses a ROC library: its value types are ROC's too
+        self.argument_plans: list[PlannedCall] = []
+        self.parsed: ParsedFile | None = None
+        self._calls: dict[str, list[NameSite]] | None = None
 
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
         # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
         # from the backend); a project header's macros hide them in the whole file.
+        self.parsed = parsed
         if self.options.roc:
             self.calls_roc = _calls_roc(parsed, self.rules)
         for site in parsed.names:
@@ -121,17 +131,28 @@ class _Porter:
                 if lookup is not None:
                     self._finding("HP119", site.start, site.end, site.name, lookup)
         self._lints(parsed, declared_elsewhere)
-        if parsed.launches:
+        launches = parsed.launches
+        if self.options.launch_syntax == "hip":  # #define bodies are text to the parser: read them here
+            seen = {launch.start for launch in launches}
+            launches = launches + [m for m in macro_launches(self.source) if m.start not in seen]
+        if launches:
             self.uses_device_code = True
-            self.result.launches = len(parsed.launches)
+            self.result.launches = len(launches)
             if self.options.launch_syntax == "hip":
-                for launch in parsed.launches:
+                for launch in launches:
                     edits = launch_edits(launch, self.source)
                     if edits is None:
                         self._finding("HP105", launch.start, launch.start + 3, "<<<",
                                       "this launch has an unusual configuration; rewrite it by hand")
                     else:
                         self.edits.extend(edits)
+        if self.rules.member_accessors:
+            members = member_rewrites(self.source, self.rules.member_accessors)
+            self.edits.extend(members.edits)
+            for finding in members.findings:
+                self._finding(*finding)
+        if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
+            self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(
             self.source, parsed, self.rules, self.options,
             needs_runtime=self.uses_device_code, needs_runtime_api=self.uses_runtime_api,
@@ -176,10 +197,19 @@ class _Porter:
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
             self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
             return
-        if rule is not None and rule.hip == name and not name.startswith("__") and not self._roc_target(site, rule):
+        argument_rule = self._argument_rule(site, rule) if name in rules.arguments and role is _USE else None
+        if argument_rule is not None and argument_rule.keep_name:
+            self._plan_arguments(site, argument_rule)
+            return
+        if (argument_rule is None and rule is not None and rule.hip == name and not name.startswith("__")
+                and not self._roc_target(site, rule)):
             return  # scanned for --roc only (csrilu02Info_t is HIP's spelling too)
         if rule is not None:
-            self._apply_name_rule(site, rule)
+            self._apply_name_rule(site, rule, argument_rule.hip if argument_rule else None)
+        elif argument_rule is not None and argument_rule.hip:
+            self._rename(site, argument_rule.hip, argument_rule.library or "user", name)
+        if argument_rule is not None:
+            self._plan_arguments(site, argument_rule)
         lint = rules.lints.get(name)
         if lint is not None:
             self._finding(lint.code, site.start, site.end, name, lint.message,
@@ -209,9 +239,34 @@ class _Porter:
             self.result.converted_names[name] += 1
         self.edits.append(Edit(site.start, site.end, piece.encode("ascii")))
 
-    def _apply_name_rule(self, site: NameSite, rule: NameRule) -> None:
+    def _argument_rule(self, site: NameSite, rule: NameRule | None) -> ArgumentRule | None:
+        candidates = self.rules.arguments[site.name]
+        if self.options.roc:  # a ROC rule may also supply the ROC call the reference table lacks
+            chosen = choose_rule(candidates, site, "roc", self.target)
+            if chosen is not None or (rule is not None and rule.roc):
+                return chosen
+        return choose_rule(candidates, site, "hip", self.target)
+
+    def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
+        plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
+        library = argument_rule.library or (self.rules.names[site.name].library if site.name in self.rules.names
+                                             else None)
+        for finding in findings:
+            self._finding(*finding, library=library)
+        if plan is not None:
+            self.argument_plans.append(plan)
+            self.dropped.extend(dropped_spans(plan))
+
+    def _calls_by_name(self) -> dict[str, list[NameSite]]:
+        if self._calls is None:
+            self._calls = calls_by_name(self.parsed.names if self.parsed else [])
+        return self._calls
+
+    def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
         name = rule.cuda
         target = rule.roc if self._roc_target(site, rule) else rule.hip
+        if override is not None:  # an argument rewrite names the call to write, even where the table has none
+            target = override
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
             hint = f"; use {rule.replacement}" if rule.replacement else ""
@@ -269,8 +324,8 @@ class _Porter:
             return
         start, end = arguments[wrap.argument]
         argument = self.source[start:end]
-        if argument.startswith(wrap.wrapper.encode("ascii") + b"("):
-            return
+        if argument.startswith(wrap.wrapper.encode("ascii") + b"(") or is_address(argument):
+            return  # wrapped already, or an address: the wrapper takes the variable itself
         self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
         self.edits.append(Edit(end, end, b")"))
 

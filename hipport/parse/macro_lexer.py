@@ -94,3 +94,6 @@ def _bracket_arguments(body: bytes, tokens: list) -> dict[int, tuple[tuple[int, 
             stack.append([index, [], None])
         previous_end = end
     return found
+
+
+TOKEN = _TOKEN  # for other readers of #define bodies (hipport/engine/macro_launch.py)

@@ -35,7 +35,11 @@ LIBRARY = (re.compile(r"[A-Za-z0-9_.+-]+"), "a library name")
 # (kind, field) -> format; "" as kind is a top-level key. A list field's format applies to each element.
 FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     **{(kind, "cuda"): IDENTIFIER for kind in ("rename", "unsupported", "namespace", "wrap_argument", "name_lint",
-                                               "rewrite", "build_word", "build_package")},
+                                               "rewrite", "build_word", "build_package", "argument_rewrite")},
+    ("argument_rewrite", "hip"): IDENTIFIER, ("argument_rewrite", "code"): CODE,
+    ("argument_rewrite", "borrow_call"): IDENTIFIER,
+    ("member_accessor", "receiver"): IDENTIFIER, ("member_accessor", "member"): IDENTIFIER,
+    ("member_accessor", "read"): IDENTIFIER, ("member_accessor", "code"): CODE,
     ("rename", "hip"): CXX_NAME, ("rename", "roc"): CXX_NAME, ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): IDENTIFIER,

@@ -17,8 +17,9 @@ from pathlib import Path
 from hipport.identity import code_identity
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
+    CodeInfo, HeaderRule, LintRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
+from hipport.ruleset.argrules import ArgumentRule, make_argument_rule
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
 from hipport.ruleset.schema import RuleFileError, check_shape, validate
 
@@ -108,7 +109,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
 _RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
-            RewriteRule, StructuralLint)
+            RewriteRule, StructuralLint, ArgumentRule, MemberAccessor)
 _SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
 
@@ -329,6 +330,10 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         )
     for entry in data.get("rewrite", []):
         ruleset.rewrites[entry["cuda"]] = make_rewrite(entry, origin)
+    _merge_argument_rules(ruleset, data.get("argument_rewrite", []), origin)
+    for entry in data.get("member_accessor", []):
+        ruleset.member_accessors[(entry["receiver"], entry["member"])] = MemberAccessor(
+            entry["receiver"], entry["member"], entry["read"], entry["code"], entry["message"], origin)
     for entry in data.get("lint", []):
         ruleset.structural_lints.append(make_lint(len(ruleset.structural_lints), entry, origin))
     for entry in data.get("library_title", []):
@@ -355,3 +360,16 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
             entry["before"], entry["after"], origin, line,
             tuple(entry.get("findings", ())), tuple(entry.get("args", ())),
         ))
+
+
+def _merge_argument_rules(ruleset: RuleSet, entries: list[dict], origin: Origin) -> None:
+    """A later file's rule for the same call shape replaces an earlier one; other shapes add up."""
+    for entry in entries:
+        rule = make_argument_rule(entry, origin)
+        shape = _argument_shape(rule)
+        kept = tuple(r for r in ruleset.arguments.get(rule.cuda, ()) if _argument_shape(r) != shape)
+        ruleset.arguments[rule.cuda] = (*kept, rule)
+
+
+def _argument_shape(rule: ArgumentRule) -> tuple:
+    return rule.count, rule.min_count, rule.target, rule.since, rule.until

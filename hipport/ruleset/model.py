@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hipport.ruleset.argrules import ArgumentRule
 from hipport.ruleset.build_rules import BuildRules
 from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
@@ -77,6 +78,18 @@ class WrapRule:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberAccessor:
+    """receiver.member means something else in HIP; a read becomes read(receiver)."""
+
+    receiver: str
+    member: str
+    read: str
+    code: str
+    message: str
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
 class LintRule:
     cuda: str
     code: str
@@ -114,6 +127,8 @@ class RuleSet:
     symbol_lookups: frozenset[str] = frozenset()  # calls whose string argument names a symbol: dlsym
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
+    arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
+    member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
     structural_lints: list[StructuralLint] = field(default_factory=list)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
@@ -143,7 +158,7 @@ class RuleSet:
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__") or (r.roc and r.roc != n)}
         self.lint_index = build_index(self.structural_lints)
         self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
-                                     *self.rewrites, *self.lint_index.by_name})
+                                     *self.rewrites, *self.arguments, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
         self.roc_type_libraries = frozenset(r.library for r in self.names.values() if r.roc_in)
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]

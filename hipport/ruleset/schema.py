@@ -62,6 +62,15 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
          "receivers": STR_LIST, "device_code": BOOL, "added": STR, "hip": STR, "fix": STR, "fix_safe": BOOL,
          "severity": STR, "once": BOOL, "library": STR, "note": STR},
     ),
+    # calls whose HIP counterpart takes other arguments (rules/arguments.toml, hipport/ruleset/argrules.py)
+    "argument_rewrite": (
+        {"cuda": STR},
+        {"count": INT, "min_count": INT, "target": STR, "hip": STR, "arguments": STR, "code": STR, "message": STR,
+         "silent_values": STR_LIST, "keep_name": BOOL, "report": BOOL, "borrow_call": STR, "borrow_match": INT,
+         "borrow_argument": INT, "since": STR, "until": STR, "library": STR, "note": STR},
+    ),
+    # a member whose type differs in HIP, read through an accessor (rules/fp16.toml, hipport/engine/members.py)
+    "member_accessor": ({"receiver": STR, "member": STR, "read": STR, "code": STR, "message": STR}, {"note": STR}),
     # build files (rules/buildfiles.toml, read by hipport/buildfiles)
     "build_library": ({"cuda": STR}, {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR,
                                       "note": STR}),
@@ -221,6 +230,7 @@ def validate(data: dict, text: str, path: str) -> None:
         except (re.error, OverflowError, RecursionError) as exc:
             raise RuleFileError(path, where.key_line("patterns") + n + 1, f"bad pattern {pattern!r}: {exc}") from None
     _check_duplicates(data, where, path)
+    _check_argument_duplicates(data, where, path)
 
 
 # Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
@@ -240,6 +250,19 @@ def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
                                     f"duplicate {kind} rule for '{entry[field]}' (first at line "
                                     f"{where.entry_line(first_kind, first_index)})")
             seen[key] = (kind, index)
+
+
+def _check_argument_duplicates(data: dict, where: _Locator, path: str) -> None:
+    """Two argument rewrites for one call shape in one file would silently shadow each other."""
+    seen: dict[tuple, int] = {}
+    for index, entry in enumerate(data.get("argument_rewrite", [])):
+        key = (entry["cuda"], entry.get("count"), entry.get("min_count", 0), entry.get("target", "hip"),
+               entry.get("since"), entry.get("until"))
+        if key in seen:
+            raise RuleFileError(path, where.entry_line("argument_rewrite", index),
+                                f"duplicate argument_rewrite rule for '{entry['cuda']}' with the same count, target "
+                                f"and versions (first at line {where.entry_line('argument_rewrite', seen[key])})")
+        seen[key] = index
 
 
 def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path: str) -> None:
@@ -273,6 +296,15 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
     if kind == "build_flag" and entry.get("value", "none") not in BUILD_FLAG_VALUES:
         raise RuleFileError(path, where.field_line(kind, index, "value"),
                             f"value must be one of {', '.join(BUILD_FLAG_VALUES)}")
+    if kind == "argument_rewrite":
+        from hipport.ruleset.argrules import validate_argument_rule
+
+        argument_problem = validate_argument_rule(entry)
+        if argument_problem is not None:
+            raise RuleFileError(path, where.field_line(kind, index, argument_problem[0]), argument_problem[1])
+        for field in ("since", "until"):
+            if field in entry and not re.fullmatch(r"\d+(\.\d+){0,2}", entry[field]):
+                raise RuleFileError(path, where.field_line(kind, index, field), f"'{field}' is not a version")
     if kind in ("lint", "rewrite"):
         from hipport.ruleset.lintrules import validate_lint, validate_rewrite
 

@@ -1,0 +1,137 @@
+"""Argument rewrites ([[argument_rewrite]]): the engine's edge cases and the rule schema's guards."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+
+from hipport.engine.port import port_source
+from hipport.options import Options
+from hipport.ruleset.loader import load_rules
+from hipport.ruleset.schema import RuleFileError
+from hipport.versions import parse_version
+
+RUNTIME = b"#include <cuda_runtime.h>\n"
+
+
+def _port(rules, body: bytes, **options):
+    return port_source(RUNTIME + body, rules, Options(**options))
+
+
+def _codes(result) -> list[str]:
+    return [f"{f.code}:{f.line}" for f in result.findings]
+
+
+def test_a_rest_placeholder_past_the_last_argument_writes_nothing(rules):
+    body = b"__global__ void k() {}\nvoid f(int* g, int* b) { cudaOccupancyMaxPotentialBlockSize(g, b, k); }\n"
+    result = _port(rules, body)
+    assert b"hipOccupancyMaxPotentialBlockSize(g, b, reinterpret_cast<const void*>(k));" in result.output
+
+
+def test_arguments_from_va_args_are_reported_not_rewritten(rules):
+    body = b"#define CREATE(...) cudaEventCreate(__VA_ARGS__, cudaEventDefault)\n"
+    result = _port(rules, body)
+    assert b"CREATE(...) hipEventCreateWithFlags(__VA_ARGS__, hipEventDefault)" in result.output  # a rename only
+    body = b"#define SPARSE(h, ...) cuOccupancyMaxPotentialBlockSize(h, __VA_ARGS__, 0, 0, 0, 0)\n"
+    result = _port(rules, body)
+    assert "HP105:2" in _codes(result)
+
+
+def test_a_dropped_argument_with_a_comment_or_side_effects_is_left_for_a_person(rules):
+    body = (b"void f(int* g, int* b, CUfunction k, int n) {\n"
+            b"  cuOccupancyMaxPotentialBlockSize(g, b, k, /* callback */ 0, 256, 0);\n"
+            b"  cuOccupancyMaxPotentialBlockSize(g, b, k, n++, 256, 0);\n}\n")
+    result = _port(rules, body)
+    assert _codes(result).count("HP105:3") == 1 and _codes(result).count("HP105:4") == 1
+    assert b"/* callback */ 0, 256, 0)" in result.output and b"n++, 256, 0)" in result.output
+
+
+def test_the_borrowed_argument_must_be_unambiguous(rules):
+    body = (b"#include <cusparse.h>\n"
+            b"void f(cusparseHandle_t h, cusparseSpMatDescr_t A, cusparseDnVecDescr_t x, cusparseDnVecDescr_t y,\n"
+            b"       cusparseSpSVDescr_t d, const float* one, void* b1, void* b2) {\n"
+            b"  cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, b1);\n"
+            b"  cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, b2);\n"
+            b"  cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d);\n}\n")
+    result = _port(rules, body)
+    assert "HP105:7" in _codes(result)
+    assert b"HIPSPARSE_SPSV_ALG_DEFAULT, d);" in result.output
+
+
+def test_the_call_layout_is_kept_when_arguments_move(rules):
+    body = (b"#include <cudnn.h>\n"
+            b"void f(cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t c,\n"
+            b"       cudnnTensorDescriptor_t y, cudnnConvolutionFwdAlgo_t a, size_t* n) {\n"
+            b"  cudnnGetConvolutionForwardWorkspaceSize(h, x, w, c, y,\n"
+            b"                                          a, n);\n}\n")
+    result = _port(rules, body)
+    assert b"miopenConvolutionForwardGetWorkSpaceSize(h, w, x, c, y,\n                                          n);" in result.output
+
+
+def test_version_gated_rules_follow_the_target(rules):
+    body = (b"#include <cusparse.h>\n"
+            b"void f(cusparseHandle_t h, cusparseSpMatDescr_t A, cusparseDnVecDescr_t x, cusparseDnVecDescr_t y,\n"
+            b"       const float* one, size_t* n) {\n"
+            b"  cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, one, y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, n);\n}\n")
+    new = _port(rules, body, roc=True, hip_version=parse_version("6.0"))
+    old = _port(rules, body, roc=True, hip_version=parse_version("5.7"))
+    assert b"rocsparse_spmv_alg_default, rocsparse_spmv_stage_buffer_size, n, nullptr);" in new.output
+    assert b"rocsparse_spmv_alg_default, n, nullptr);" in old.output
+
+
+def test_hip_rules_still_apply_to_runtime_calls_under_roc(rules):
+    result = _port(rules, b"void f(cudaEvent_t* e) { cudaEventCreate(e, cudaEventDisableTiming); }\n", roc=True)
+    assert b"hipEventCreateWithFlags(e, hipEventDisableTiming)" in result.output
+
+
+def test_a_call_in_a_macro_body_is_rewritten_in_place(rules):
+    result = _port(rules, b"#define MARK(e) cudaEventCreate(&(e), cudaEventDisableTiming)\n")
+    assert b"#define MARK(e) hipEventCreateWithFlags(&(e), hipEventDisableTiming)" in result.output
+
+
+def test_a_name_that_is_not_called_keeps_its_rename(rules):
+    result = _port(rules, b"auto p = &cudaEventCreate;\n")
+    assert b"auto p = &hipEventCreate;" in result.output
+
+
+def test_a_user_rule_replaces_the_builtin_one_for_the_same_call_shape(tmp_path):
+    user = tmp_path / "mine.toml"
+    user.write_text('schema = 1\nargument_rewrite = [\n'
+                    '  { cuda = "cudaStreamWaitEvent", count = 2, arguments = "{0}, {1}, cudaEventWaitDefault" },\n]\n')
+    rules = load_rules([user], use_cache=False)
+    result = port_source(RUNTIME + b"void f(cudaStream_t s, cudaEvent_t e) { cudaStreamWaitEvent(s, e); }\n", rules)
+    assert b"hipStreamWaitEvent(s, e, cudaEventWaitDefault)" in result.output
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('{ cuda = "cudaX", arguments = "{0}, {x}" }', "unknown placeholder"),
+    ('{ cuda = "cudaX", arguments = "{0}, {0}" }', "used twice"),
+    ('{ cuda = "cudaX", arguments = "{0}); system(\\"rm\\"" }', "may only hold"),
+    ('{ cuda = "cudaX", count = 2, arguments = "{0}, {2}" }', "beyond the 2"),
+    ('{ cuda = "cudaX", arguments = "{0..}, {1}" }', "no argument may follow"),
+    ('{ cuda = "cudaX", arguments = "{0:int; x}" }', "pointer type"),
+    ('{ cuda = "cudaX", arguments = "{borrowed}" }', "borrow_call"),
+    ('{ cuda = "cudaX", target = "rocm", hip = "hipX" }', "target must be"),
+    ('{ cuda = "cudaX" }', "at least one of"),
+])
+def test_unsafe_argument_rules_are_rejected_with_their_line(tmp_path, entry, message):
+    user = tmp_path / "bad.toml"
+    user.write_text(f"schema = 1\nargument_rewrite = [\n  {entry},\n]\n")
+    with pytest.raises(RuleFileError) as caught:
+        load_rules([user], use_cache=False)
+    assert message in str(caught.value) and ":3:" in str(caught.value)
+
+
+NEW_FIXTURES = sorted((p for p in (ROOT / "fixtures" / "convert").iterdir() if p.name[:2] in
+                       {"80", "81", "82", "83", "84", "85", "86", "87", "88", "89", "90", "91", "92", "93"}),
+                      key=lambda p: p.name)
+
+
+@pytest.mark.parametrize("case", NEW_FIXTURES, ids=[p.name for p in NEW_FIXTURES])
+def test_truncated_and_spliced_sources_port_without_raising(case, rules):
+    # Half-typed code is the common odd input: cut the file anywhere, or drop a slice of it.
+    source = next(case.glob("input.*")).read_bytes()
+    for options in (Options(), Options(launch_syntax="hip", roc=True)):
+        for cut in range(0, len(source), 29):
+            port_source(source[:cut], rules, options)
+            port_source(source[:cut] + source[cut + 17:], rules, options)
