@@ -11,6 +11,7 @@ from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
+from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
 from hipport.engine.lint_findings import lint_outcome
@@ -109,6 +110,7 @@ class _Porter:
         for pasted in parsed.pasted:
             self._pasted(pasted)
         self._lints(parsed, declared)
+        self._collapsed_overloads(parsed)
         if parsed.launches:
             self.uses_device_code = True
             self.result.launches = len(parsed.launches)
@@ -303,6 +305,13 @@ class _Porter:
         for call, finding in self.mask_warnings.items():
             if call not in superseded:
                 self._finding(*finding)
+
+    def _collapsed_overloads(self, parsed: ParsedFile) -> None:
+        edits, findings = collapsed_overloads(self.source, parsed, self.rules, self.options.roc)
+        self.edits.extend(Edit(start, end, text) for start, end, text in edits)
+        for f in findings:
+            self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity) if f.severity else None,
+                          fix=f.fix, applicability=f.applicability)
 
     def _dropped(self, offset: int) -> bool:
         return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)
