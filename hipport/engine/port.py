@@ -14,6 +14,7 @@ from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, R
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.semantic_vector import vector_operator_findings
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
@@ -111,6 +112,10 @@ class _Porter:
             self._pasted(pasted)
         self._lints(parsed, declared)
         self._collapsed_overloads(parsed)
+        for f in vector_operator_findings(self.source, self.rules):
+            self.edits.extend(Edit(start, end, text) for start, end, text in f.edits)
+            self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity), f.library,
+                          fix=f.fix, applicability=f.applicability)
         if parsed.launches:
             self.uses_device_code = True
             self.result.launches = len(parsed.launches)

@@ -1,0 +1,100 @@
+"""Lint matchers for HIP's built-in coordinates, which are objects, not values.
+
+In CUDA, threadIdx, blockIdx, blockDim and gridDim are uint3/dim3 values and
+threadIdx.x is an unsigned int. In HIP (amd_hip_runtime.h) each is an empty
+__HIP_Coordinates object whose x, y and z are objects that convert to uint32_t.
+Arithmetic works, but overload resolution (min, max), template deduction
+(std::min, auto) and a uint3 initialised from the whole object do not. The
+matchers run at the identifier (a scanner candidate) and read only its parents.
+"""
+from __future__ import annotations
+
+import re
+
+from hipport.parse.sites import LintHit, NameSite
+from hipport.parse.tree_path import NodePath
+from hipport.ruleset.lintrules import StructuralLint
+
+MEMBERS = frozenset({"x", "y", "z"})
+_WRAPPERS = frozenset({"parenthesized_expression"})
+
+
+class CoordinateMatchers:
+    """Mixed into LintMatcher: the 'coordinate-member' and 'coordinate-struct' match kinds."""
+
+    source: bytes
+
+    def _scope_text(self, path: NodePath, depth: int) -> str:  # LintMatcher's
+        raise NotImplementedError
+
+    def _shadowed(self, path: NodePath, depth: int, name: str) -> bool:
+        """The function around the node (or the file) declares its own variable or parameter called name."""
+        declaration = re.compile(rf"(?<![\w.])(?!(?:return|case|else|throw|sizeof|new|delete)\b)[A-Za-z_][\w:<>]*"
+                                 rf"[\s*&]+{re.escape(name)}\s*[;=(,)\[{{]")
+        return declaration.search(self._scope_text(path, depth)) is not None
+
+    def _coordinate_member(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+                           site: NameSite | None) -> LintHit | None:
+        """threadIdx.x as an argument of a call matching CALLS, or as the whole initialiser of an auto."""
+        node, member = path.at(depth), path.at(depth - 1)
+        if member is None or path.type_at(depth - 1) != "field_expression" or \
+                member.child_by_field_name("argument") != node:
+            return None
+        field = member.child_by_field_name("field")
+        if field is None or field.text.decode("ascii", "replace") not in MEMBERS or self._shadowed(path, depth, name):
+            return None
+        at = depth - 2
+        while path.type_at(at) in _WRAPPERS:
+            at -= 1
+        consumer_type = path.type_at(at)
+        text = " ".join(self.source[member.start_byte:member.end_byte].decode("utf-8", "replace").split())
+        if consumer_type == "argument_list":
+            call = path.at(at - 1)
+            if call is None or path.type_at(at - 1) != "call_expression":
+                return None
+            function = call.child_by_field_name("function")
+            callee = _callee(function, self.source)
+            if callee is None or rule.calls is None or not re.fullmatch(rule.calls, callee):
+                return None
+            return LintHit(rule.index, member.start_byte, member.end_byte, text,
+                           detail=f"(an argument of {callee})")
+        if consumer_type == "init_declarator" and path.type_at(at - 1) == "declaration":
+            declaration = path.at(at - 1)
+            type_node = declaration.child_by_field_name("type")
+            if type_node is not None and type_node.type == "placeholder_type_specifier" or \
+                    type_node is not None and type_node.text == b"auto":
+                return LintHit(rule.index, member.start_byte, member.end_byte, text,
+                               detail="(the initialiser of an auto variable)")
+        return None
+
+    def _coordinate_struct(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+                           site: NameSite | None) -> LintHit | None:
+        """The whole threadIdx initialising a variable of one of TYPES.
+
+        Passed to a function it is left alone: it converts to the dim3 most such functions take.
+        """
+        if path.type_at(depth) != "identifier" or self._shadowed(path, depth, name):
+            return None
+        node, at = path.at(depth), depth - 1
+        while path.type_at(at) in _WRAPPERS:
+            at -= 1
+        if path.type_at(at) == "init_declarator" and path.type_at(at - 1) == "declaration":
+            if path.at(at).child_by_field_name("value") is None:
+                return None
+            type_node = path.at(at - 1).child_by_field_name("type")
+            if type_node is None or " ".join(type_node.text.decode("utf-8", "replace").split()) not in rule.types:
+                return None
+            return LintHit(rule.index, node.start_byte, node.end_byte, name,
+                           detail=f"(it initialises a {type_node.text.decode('utf-8', 'replace')})")
+        return None
+
+
+def _callee(function, source: bytes) -> str | None:
+    """The called name as written (min, std::min, ::max), or None for a call through an expression."""
+    if function is None:
+        return None
+    if function.type == "template_function":
+        function = function.child_by_field_name("name")
+    if function is None or function.type not in ("identifier", "qualified_identifier"):
+        return None
+    return "".join(source[function.start_byte:function.end_byte].decode("utf-8", "replace").split())
