@@ -111,11 +111,6 @@ class _Porter:
         for pasted in parsed.pasted:
             self._pasted(pasted)
         self._lints(parsed, declared)
-        self._collapsed_overloads(parsed)
-        for f in vector_operator_findings(self.source, self.rules):
-            self.edits.extend(Edit(start, end, text) for start, end, text in f.edits)
-            self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity), f.library,
-                          fix=f.fix, applicability=f.applicability)
         if parsed.launches:
             self.uses_device_code = True
             self.result.launches = len(parsed.launches)
@@ -132,6 +127,7 @@ class _Porter:
             needs_runtime=self.uses_device_code, needs_runtime_api=self.uses_runtime_api,
         )
         self.edits.extend(include_plan.edits)
+        self._semantic_differences(parsed)  # after the includes: a guard at offset 0 goes below them
         for finding in include_plan.findings:
             self._finding(*finding)
         if parsed.syntax_error_at is not None:
@@ -311,12 +307,30 @@ class _Porter:
             if call not in superseded:
                 self._finding(*finding)
 
-    def _collapsed_overloads(self, parsed: ParsedFile) -> None:
+    def _semantic_differences(self, parsed: ParsedFile) -> None:
         edits, findings = collapsed_overloads(self.source, parsed, self.rules, self.options.roc)
-        self.edits.extend(Edit(start, end, text) for start, end, text in edits)
+        self._insert_after_includes(edits)
         for f in findings:
             self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity) if f.severity else None,
                           fix=f.fix, applicability=f.applicability)
+        for v in vector_operator_findings(self.source, self.rules):
+            self._insert_after_includes(v.edits)
+            self._finding(v.code, v.start, v.end, v.name, v.message, Severity(v.severity), v.library,
+                          fix=v.fix, applicability=v.applicability)
+
+    def _insert_after_includes(self, edits) -> None:
+        """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it
+        (order_edits would otherwise order the two insertions by their text)."""
+        for start, end, text in edits:
+            if start == end:
+                for i, edit in enumerate(self.edits):
+                    if edit.start == edit.end == start:
+                        self.edits[i] = Edit(start, start, edit.text + text)
+                        break
+                else:
+                    self.edits.append(Edit(start, end, text))
+            else:
+                self.edits.append(Edit(start, end, text))
 
     def _dropped(self, offset: int) -> bool:
         return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)
