@@ -14,6 +14,7 @@ from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, R
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.library_needs import library_needs
 from hipport.engine.semantic_vector import vector_operator_findings
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
@@ -313,6 +314,8 @@ class _Porter:
         for f in findings:
             self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity) if f.severity else None,
                           fix=f.fix, applicability=f.applicability)
+        for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
+            self._finding("HP436", start, end, path, message, library=library)
         for v in vector_operator_findings(self.source, self.rules):
             self._insert_after_includes(v.edits)
             self._finding(v.code, v.start, v.end, v.name, v.message, Severity(v.severity), v.library,

@@ -44,6 +44,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("wrap_argument", "wrapper"): IDENTIFIER,
     ("name_lint", "code"): CODE, ("code", "code"): CODE, ("lint", "code"): CODE,
     **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat")},
+    ("library_need", "include"): HEADER, ("library_need", "package"): LIBRARY,
     ("rewrite", "hip"): IDENTIFIER, ("rewrite", "older"): IDENTIFIER, ("rewrite", "enable_define"): IDENTIFIER,
     ("rewrite", "older_arguments"): ARGUMENTS,
     ("lint", "names"): IDENTIFIER, ("lint", "receivers"): IDENTIFIER, ("lint", "hip"): IDENTIFIER,

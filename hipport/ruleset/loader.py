@@ -17,7 +17,7 @@ from pathlib import Path
 from hipport import __version__
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
+    CodeInfo, HeaderRule, LibraryNeed, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
 from hipport.ruleset.schema import RuleFileError, check_shape, validate
@@ -107,7 +107,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # on this project's 2-core machine, most of a single-file run's rule loading.
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
-_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
+_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin, LibraryNeed,
             RewriteRule, StructuralLint)
 _SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
@@ -333,6 +333,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.library_titles[entry["library"]] = entry["title"]
         if "target_column" in entry:
             ruleset.target_columns[entry["library"]] = entry["target_column"]
+    for entry in data.get("library_need", []):
+        ruleset.library_needs.append(LibraryNeed(entry["include"], entry["library"], entry.get("package"), origin))
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     if "markers" in data:
