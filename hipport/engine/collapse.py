@@ -126,7 +126,7 @@ def _judge(source: bytes, name: str, ported: tuple[str, ...], members: list[_Fun
             + (". Their bodies differ: keep one, or rename one and its callers" if both else
                f" wherever both are compiled ({_condition_text(source, first)} and "
                f"{_condition_text(source, other)}). Their bodies differ: keep one, or rename one"),
-            severity=None if both else "warning"))
+            severity=None if both else "info"))
     definitions = [m for m in members if m.body is not None]
     if len(definitions) > 1 and len({m.body for m in definitions}) == 1:
         macro = "HIPPORT_ONE_" + re.sub(r"\W", "_", name) + "_" + \

@@ -98,3 +98,66 @@ def _callee(function, source: bytes) -> str | None:
     if function is None or function.type not in ("identifier", "qualified_identifier"):
         return None
     return "".join(source[function.start_byte:function.end_byte].decode("utf-8", "replace").split())
+
+
+_ARITHMETIC = rb"(?:<<|>>|(?<![&])&(?![&=])|(?<![|])\|(?![|=])|\^(?!=)|%(?!=)|\*(?!=)|/(?![=/*])|\+(?![+=])|-(?![-=>]))"
+
+
+class HandleMatchers:
+    """Mixed into LintMatcher: the 'handle-arithmetic' match kind.
+
+    CUDA's texture and surface objects are unsigned long long handles; HIP's
+    hipTextureObject_t and hipSurfaceObject_t are pointers to incomplete structs,
+    so integer arithmetic on them (packing a handle into two 32-bit halves) does
+    not compile, while copies, comparisons with 0 and passing them on still do.
+    """
+
+    source: bytes
+    not_code: object
+
+    def _handle_arithmetic(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
+                           site: NameSite | None) -> LintHit | None:
+        at = depth - 1
+        if path.type_at(at) == "type_descriptor" and path.type_at(at - 1) == "cast_expression":
+            at -= 1
+            while path.type_at(at - 1) == "parenthesized_expression":
+                at -= 1
+            outer = path.at(at - 1)
+            if outer is None or path.type_at(at - 1) != "binary_expression":
+                return None
+            operator = outer.child_by_field_name("operator")
+            if operator is None or not re.fullmatch(rule.text, operator.type):
+                return None
+            return LintHit(rule.index, outer.start_byte, outer.end_byte,
+                           " ".join(self.source[outer.start_byte:outer.end_byte].decode("utf-8", "replace").split()),
+                           fixable=False, detail=f"(a {name} cast to, then used as an integer)")
+        declaration = path.at(at)
+        if path.type_at(at) not in ("declaration", "parameter_declaration") or \
+                declaration.child_by_field_name("type") != path.at(depth):
+            return None
+        scope_at = path.nearest(frozenset({"function_definition", "lambda_expression"}), depth)
+        scope = path.at(scope_at) if scope_at >= 0 else None
+        low, high = (scope.start_byte, scope.end_byte) if scope is not None else (0, len(self.source))
+        for declarator in declaration.children_by_field_name("declarator"):
+            variable = _declared_identifier(declarator)
+            if variable is None:
+                continue
+            spelled = re.escape(variable.text)
+            use = re.compile(rb"(?<![\w.>])" + spelled + rb"\s*" + _ARITHMETIC + rb"|[\w)\]]\s*" + _ARITHMETIC +
+                             rb"\s*" + spelled + rb"(?![\w(])")
+            for m in use.finditer(self.source, max(low, declaration.end_byte), high):
+                if self.not_code is not None and self.not_code(m.start()):
+                    continue
+                at = m.start() + m.group().rfind(variable.text) if m.group()[:1] in b")]" or \
+                    not m.group().startswith(variable.text) else m.start()
+                return LintHit(rule.index, at, at + len(variable.text), variable.text.decode("utf-8", "replace"),
+                               fixable=False, detail=f"(it is a {name}, used in '{' '.join(m.group().decode().split())}')")
+        return None
+
+
+def _declared_identifier(declarator):
+    while declarator is not None and declarator.type != "identifier":
+        if declarator.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
+            return None  # a pointer to or an array of handles: arithmetic on it is fine
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator
