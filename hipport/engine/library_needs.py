@@ -13,7 +13,8 @@ from hipport.ruleset.model import LibraryNeed, RuleSet
 
 
 def library_needs(parsed: ParsedFile, rules: RuleSet, roc: bool) -> list[tuple[int, int, str, str, str]]:
-    """(start, end, include path, library name, message) for the first include of each library needed."""
+    """(start, end, include path as written, library name, message) for the first include of each
+    library needed."""
     if not rules.library_needs or not parsed.includes:
         return []
     found: dict[str, tuple[int, int, str, str, str]] = {}
@@ -23,8 +24,9 @@ def library_needs(parsed: ParsedFile, rules: RuleSet, roc: bool) -> list[tuple[i
             if need is None or need.library in found:
                 continue
             package = f" (package {need.package})" if need.package else ""
-            found[need.library] = (site.path_start, site.path_end, path, need.library,
-                                   f"the ported file includes <{path}>, so it needs {need.library}{package} "
+            ported = f" (<{path}> once ported)" if path != site.path else ""
+            found[need.library] = (site.path_start, site.path_end, site.path, need.library,
+                                   f"the file includes <{site.path}>{ported}, so it needs {need.library}{package} "
                                    "besides the HIP runtime")
             break
     return list(found.values())
