@@ -106,9 +106,10 @@ _ARITHMETIC = rb"(?:<<|>>|(?<![&])&(?![&=])|(?<![|])\|(?![|=])|\^(?!=)|%(?!=)|\*
 class HandleMatchers:
     """Mixed into LintMatcher: the 'handle-arithmetic' match kind.
 
-    CUDA's texture and surface objects are unsigned long long handles; HIP's
-    hipTextureObject_t and hipSurfaceObject_t are pointers to incomplete structs,
-    so integer arithmetic on them (packing a handle into two 32-bit halves) does
+    CUDA's texture and surface objects and CUdeviceptr are unsigned long long
+    handles; HIP's hipTextureObject_t and hipSurfaceObject_t are pointers to
+    incomplete structs and hipDeviceptr_t is void*, so integer arithmetic on them
+    (packing a handle into two 32-bit halves, a device address plus an offset) does
     not compile, while copies, comparisons with 0 and passing them on still do.
     """
 
@@ -139,25 +140,35 @@ class HandleMatchers:
         scope = path.at(scope_at) if scope_at >= 0 else None
         low, high = (scope.start_byte, scope.end_byte) if scope is not None else (0, len(self.source))
         for declarator in declaration.children_by_field_name("declarator"):
-            variable = _declared_identifier(declarator)
-            if variable is None:
+            found = _declared_identifier(declarator)
+            if found is None:
                 continue
+            variable, pointer = found
             spelled = re.escape(variable.text)
-            use = re.compile(rb"(?<![\w.>])" + spelled + rb"\s*" + _ARITHMETIC + rb"|[\w)\]]\s*" + _ARITHMETIC +
-                             rb"\s*" + spelled + rb"(?![\w(])")
+            # a handle, or through a pointer to handles: *p, (*p), p[i]
+            operand = rb"(?:\*\s*" + spelled + rb"|\(\s*\*\s*" + spelled + rb"\s*\)|" + spelled + \
+                rb"\s*\[[^\]]*\])" if pointer else spelled
+            use = re.compile(rb"(?<![\w.>])" + operand + rb"\s*" + _ARITHMETIC + rb"|[\w)\]]\s*" + _ARITHMETIC +
+                             rb"\s*" + operand + rb"(?![\w(\[])")
             for m in use.finditer(self.source, max(low, declaration.end_byte), high):
                 if self.not_code is not None and self.not_code(m.start()):
                     continue
-                at = m.start() + m.group().rfind(variable.text) if m.group()[:1] in b")]" or \
-                    not m.group().startswith(variable.text) else m.start()
+                at = m.start() + m.group().find(variable.text)
                 return LintHit(rule.index, at, at + len(variable.text), variable.text.decode("utf-8", "replace"),
                                fixable=False, detail=f"(it is a {name}, used in '{' '.join(m.group().decode().split())}')")
         return None
 
 
 def _declared_identifier(declarator):
+    """(the declared name, whether it points to or is an array of handles), or None when that is deeper."""
+    indirections = 0
     while declarator is not None and declarator.type != "identifier":
-        if declarator.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
-            return None  # a pointer to or an array of handles: arithmetic on it is fine
-        declarator = declarator.child_by_field_name("declarator")
-    return declarator
+        if declarator.type in ("pointer_declarator", "array_declarator"):
+            indirections += 1
+        elif declarator.type != "reference_declarator":
+            return None
+        declarator = declarator.child_by_field_name("declarator") or next(
+            (c for c in declarator.named_children if c.type.endswith(("declarator", "identifier"))), None)
+    if declarator is None or indirections > 1:
+        return None
+    return declarator, indirections == 1
