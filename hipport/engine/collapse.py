@@ -230,9 +230,6 @@ def _walk(node, source: bytes, renames, scope: tuple, conditions: tuple, found: 
             inner = scope + ((name.text.decode("utf-8", "replace") if name is not None else "{}"),) \
                 if kind in SCOPES else scope
             _walk(child, source, renames, inner, conditions, found, line_starts)
-        elif kind in CONDITIONALS:
-            _walk(child, source, renames, scope, conditions + ((child.id, False, _test(child, source)),), found,
-                  line_starts)
         elif kind in ALTERNATIVES:
             # the alternative of the conditional we are in: same node id, other branch
             parent = conditions[-1] if conditions else None
@@ -240,6 +237,9 @@ def _walk(node, source: bytes, renames, scope: tuple, conditions: tuple, found: 
             if kind in CONDITIONALS:
                 inner = inner + ((child.id, False, _test(child, source)),)
             _walk(child, source, renames, scope, inner, found, line_starts)
+        elif kind in CONDITIONALS:
+            _walk(child, source, renames, scope, conditions + ((child.id, False, _test(child, source)),), found,
+                  line_starts)
         elif kind in ("declaration_list", "field_declaration_list", "translation_unit"):
             _walk(child, source, renames, scope, conditions, found, line_starts)
 
