@@ -101,6 +101,11 @@ def _callee(function, source: bytes) -> str | None:
 
 
 _ARITHMETIC = rb"(?:<<|>>|(?<![&])&(?![&=])|(?<![|])\|(?![|=])|\^(?!=)|%(?!=)|\*(?!=)|/(?![=/*])|\+(?![+=])|-(?![-=>]))"
+# Before an operand, * and & may be a declarator or a unary operator (T *p, (void *)&x), and after
+# a keyword or a cast any of + - * & is unary: the right-operand form takes the others, after a name
+# or a subscript.
+_ARITHMETIC_BEFORE = rb"(?:<<|>>|(?<![|])\|(?![|=])|\^(?!=)|%(?!=)|/(?![=/*])|\+(?![+=])|-(?![-=>]))"
+_KEYWORDS = frozenset({b"return", b"case", b"sizeof", b"throw", b"else", b"do", b"co_return", b"co_yield"})
 
 
 class HandleMatchers:
@@ -148,10 +153,10 @@ class HandleMatchers:
             # a handle, or through a pointer to handles: *p, (*p), p[i]
             operand = rb"(?:\*\s*" + spelled + rb"|\(\s*\*\s*" + spelled + rb"\s*\)|" + spelled + \
                 rb"\s*\[[^\]]*\])" if pointer else spelled
-            use = re.compile(rb"(?<![\w.>])" + operand + rb"\s*" + _ARITHMETIC + rb"|[\w)\]]\s*" + _ARITHMETIC +
-                             rb"\s*" + operand + rb"(?![\w(\[])")
+            use = re.compile(rb"(?<![\w.>])" + operand + rb"\s*" + _ARITHMETIC + rb"|(\w+|\])\s*" +
+                             _ARITHMETIC_BEFORE + rb"\s*" + operand + rb"(?![\w(\[])")
             for m in use.finditer(self.source, max(low, declaration.end_byte), high):
-                if self.not_code is not None and self.not_code(m.start()):
+                if self.not_code is not None and self.not_code(m.start()) or m.group(1) in _KEYWORDS:
                     continue
                 at = m.start() + m.group().find(variable.text)
                 return LintHit(rule.index, at, at + len(variable.text), variable.text.decode("utf-8", "replace"),
