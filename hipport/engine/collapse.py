@@ -22,6 +22,7 @@ import bisect
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from hipport.diagnostics import Applicability
 from hipport.parse.sites import ParsedFile, Role
@@ -50,7 +51,7 @@ class CollapseFinding:
 
 @dataclass
 class _Function:
-    node: object  # the outermost node: a template_declaration, or the definition itself
+    node: Any  # the tree-sitter node: a template_declaration, or the definition itself
     name: str
     written: tuple[str, ...]  # parameter types as written
     ported: tuple[str, ...]  # and after the type renames
@@ -134,7 +135,7 @@ def _judge(source: bytes, name: str, ported: tuple[str, ...], members: list[_Fun
         planned = [_guard(source, m, macro) for m in definitions]
         if all(p is not None for p in planned):
             for plan in planned:
-                edits.extend(plan)
+                edits.extend(plan or ())
             lines = ", ".join(str(m.line) for m in definitions)
             for m in definitions[1:]:
                 findings.append(CollapseFinding(

@@ -98,7 +98,7 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
     if name_node is None or name_node.type != "operator_name":
         return None
     operator = "".join(_text(name_node, source).split())[len("operator"):]
-    if not re.fullmatch(lint.text, operator):
+    if lint.text is None or not re.fullmatch(lint.text, operator):
         return None
     parameters = [p for p in declarator.child_by_field_name("parameters").named_children
                   if p.type == "parameter_declaration"]
@@ -109,7 +109,7 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
         return None
     increment = operator in ("++", "--")
     if increment:
-        if len(parameters) == 2 and _parameter_type(parameters[1], source) != "int" or len(parameters) > 2:
+        if len(parameters) > 2 or (len(parameters) == 2 and _parameter_type(parameters[1], source) != "int"):
             return None
     elif len(parameters) != 2 or _parameter_type(parameters[1], source) != vector or \
             _is_mutable_reference(parameters[1], source):

@@ -10,6 +10,7 @@ matchers run at the identifier (a scanner candidate) and read only its parents.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from hipport.parse.sites import LintHit, NameSite
 from hipport.parse.tree_path import NodePath
@@ -61,8 +62,7 @@ class CoordinateMatchers:
         if consumer_type == "init_declarator" and path.type_at(at - 1) == "declaration":
             declaration = path.at(at - 1)
             type_node = declaration.child_by_field_name("type")
-            if type_node is not None and type_node.type == "placeholder_type_specifier" or \
-                    type_node is not None and type_node.text == b"auto":
+            if type_node is not None and (type_node.type == "placeholder_type_specifier" or type_node.text == b"auto"):
                 return LintHit(rule.index, member.start_byte, member.end_byte, text,
                                detail="(the initialiser of an auto variable)")
         return None
@@ -119,7 +119,7 @@ class HandleMatchers:
     """
 
     source: bytes
-    not_code: object
+    not_code: Callable[[int], bool] | None
 
     def _handle_arithmetic(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
                            site: NameSite | None) -> LintHit | None:
@@ -132,7 +132,7 @@ class HandleMatchers:
             if outer is None or path.type_at(at - 1) != "binary_expression":
                 return None
             operator = outer.child_by_field_name("operator")
-            if operator is None or not re.fullmatch(rule.text, operator.type):
+            if operator is None or rule.text is None or not re.fullmatch(rule.text, operator.type):
                 return None
             return LintHit(rule.index, outer.start_byte, outer.end_byte,
                            " ".join(self.source[outer.start_byte:outer.end_byte].decode("utf-8", "replace").split()),
@@ -156,11 +156,12 @@ class HandleMatchers:
             use = re.compile(rb"(?<![\w.>])" + operand + rb"\s*" + _ARITHMETIC + rb"|(\w+|\])\s*" +
                              _ARITHMETIC_BEFORE + rb"\s*" + operand + rb"(?![\w(\[])")
             for m in use.finditer(self.source, max(low, declaration.end_byte), high):
-                if self.not_code is not None and self.not_code(m.start()) or m.group(1) in _KEYWORDS:
+                if (self.not_code is not None and self.not_code(m.start())) or m.group(1) in _KEYWORDS:
                     continue
                 at = m.start() + m.group().find(variable.text)
+                spelled_use = " ".join(m.group().decode("utf-8", "replace").split())
                 return LintHit(rule.index, at, at + len(variable.text), variable.text.decode("utf-8", "replace"),
-                               fixable=False, detail=f"(it is a {name}, used in '{' '.join(m.group().decode().split())}')")
+                               fixable=False, detail=f"(it is a {name}, used in '{spelled_use}')")
         return None
 
 
