@@ -171,7 +171,7 @@ def _declared_identifier(declarator):
     while declarator is not None and declarator.type != "identifier":
         if declarator.type in ("pointer_declarator", "array_declarator"):
             indirections += 1
-        elif declarator.type != "reference_declarator":
+        elif declarator.type not in ("reference_declarator", "init_declarator"):
             return None
         declarator = declarator.child_by_field_name("declarator") or next(
             (c for c in declarator.named_children if c.type.endswith(("declarator", "identifier"))), None)
