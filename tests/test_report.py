@@ -95,7 +95,11 @@ def test_findings_about_no_library_are_grouped_by_what_they_are_about(rules):
 def test_clean_files_port_fully_and_problem_files_do_not(in_project):
     files = {e["path"]: e for e in json_report()["files"]}
     assert not files["src/saxpy.cu"]["findings"] and files["src/saxpy.cu"]["launches"] == 1
-    assert not files["src/gemm.cpp"]["findings"]
+    # gemm.cpp needs hipBLAS and hipRAND (information, HP436), and nothing stands in its way
+    assert {f["code"] for f in files["src/gemm.cpp"]["findings"]} == {"HP436"}
+    assert files["src/gemm.cpp"]["verdict"] == "needs-library" and files["src/gemm.cpp"]["needs"] == ["hipBLAS", "hipRAND"]
+    assert files["src/saxpy.cu"]["verdict"] == "ports"
+    assert files["src/l2_window.cu"]["verdict"] == "fails" and files["src/l2_window.cu"]["because"] == ["HP101"]
     assert {f["code"] for f in files["src/l2_window.cu"]["findings"]} == {"HP101"}
     assert files["src/stream_device.cu"]["unmapped"] == {"cudaStreamGetDevice": 2}
     assert {f["name"] for f in files["src/graph_debug.cu"]["findings"]} == {

@@ -17,7 +17,8 @@ from hipport.verify import INSTALL_HINT, compile_bytes, find_hipcc
 
 def port(source: str, rules, *args: str):
     result = port_source(source.encode(), rules, options_from_args(args))
-    found = [(f.code, f.line, f.message) for f in result.findings]
+    # HP436 (the libraries a file needs, information) is the same at every version: test_semantics.py
+    found = [(f.code, f.line, f.message) for f in result.findings if f.code != "HP436"]
     return result.output.decode(), found
 
 

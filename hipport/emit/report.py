@@ -6,12 +6,14 @@ from collections.abc import Iterable
 
 from hipport import __version__
 from hipport.emit.json_text import dumps_indented
+from hipport.emit.verdict import verdict
 from hipport.engine.port import FileResult
 
 REPORT_SCHEMA = 1
 
 
 def file_entry(result: FileResult) -> dict:
+    findings = [f.to_json() for f in result.findings]
     return {
         "path": result.path,
         "changed": result.changed,
@@ -20,7 +22,9 @@ def file_entry(result: FileResult) -> dict:
         "converted": dict(sorted(result.converted.items())),
         "converted_names": dict(sorted(result.converted_names.items())),
         "unmapped": dict(sorted(result.unmapped.items())),
-        "findings": [f.to_json() for f in result.findings],
+        "findings": findings,
+        # what the findings predict the compiler will say (hipport/emit/verdict.py)
+        **verdict(findings),
     }
 
 

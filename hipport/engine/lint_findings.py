@@ -46,6 +46,8 @@ def lint_outcome(hit: LintHit, rule: StructuralLint, target: Version, call_kept:
     words = _Words(name=hit.name, target=format_version(target), hip=rule.hip or "",
                    added=format_version(parse_version(rule.added)) if rule.added else "")
     message = rule.message.format_map(words)
+    if fix is not None and "{" in fix:
+        fix = fix.format_map(words)
     if hit.detail:
         message = f"{message} {hit.detail}"
     applicability = None

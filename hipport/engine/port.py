@@ -14,10 +14,13 @@ from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, R
 from hipport.engine.arguments import (
     PlannedCall, apply_plans, calls_by_name, choose_rule, dropped_spans, is_address, plan_call,
 )
+from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.library_needs import library_needs
 from hipport.engine.macro_launch import macro_launches
 from hipport.engine.members import member_rewrites
+from hipport.engine.semantic_vector import vector_operator_findings
 from hipport.engine.lint_findings import lint_outcome
 from hipport.engine.warp_fix import fix_warp_size
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
@@ -158,6 +161,7 @@ class _Porter:
             needs_runtime=self.uses_device_code, needs_runtime_api=self.uses_runtime_api,
         )
         self.edits.extend(include_plan.edits)
+        self._semantic_differences(parsed)  # after the includes: a guard at offset 0 goes below them
         for finding in include_plan.findings:
             self._finding(*finding)
         if parsed.syntax_error_at is not None:
@@ -388,6 +392,33 @@ class _Porter:
         for call, finding in self.mask_warnings.items():
             if call not in superseded:
                 self._finding(*finding)
+
+    def _semantic_differences(self, parsed: ParsedFile) -> None:
+        edits, findings = collapsed_overloads(self.source, parsed, self.rules, self.options.roc)
+        self._insert_after_includes(edits)
+        for f in findings:
+            self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity) if f.severity else None,
+                          fix=f.fix, applicability=f.applicability)
+        for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
+            self._finding("HP436", start, end, path, message, library=library)
+        for v in vector_operator_findings(self.source, self.rules):
+            self._insert_after_includes(v.edits)
+            self._finding(v.code, v.start, v.end, v.name, v.message, Severity(v.severity), v.library,
+                          fix=v.fix, applicability=v.applicability)
+
+    def _insert_after_includes(self, edits) -> None:
+        """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it
+        (order_edits would otherwise order the two insertions by their text)."""
+        for start, end, text in edits:
+            if start == end:
+                for i, edit in enumerate(self.edits):
+                    if edit.start == edit.end == start:
+                        self.edits[i] = Edit(start, start, edit.text + text)
+                        break
+                else:
+                    self.edits.append(Edit(start, end, text))
+            else:
+                self.edits.append(Edit(start, end, text))
 
     def _dropped(self, offset: int) -> bool:
         return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from hipport.parse.lint_semantic import CoordinateMatchers, HandleMatchers
 from hipport.parse.sites import LintHit, NameSite, Role
 from hipport.parse.tree_path import NodePath
 from hipport.ruleset.lintrules import LintIndex, StructuralLint, int_value
@@ -46,7 +47,7 @@ def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
     return any(q in head for q in DEVICE_QUALIFIERS)
 
 
-class LintMatcher:
+class LintMatcher(CoordinateMatchers, HandleMatchers):
     """One file's lint matching; a file parsed in chunks keeps one matcher for all of them."""
 
     def __init__(self, source: bytes, index: LintIndex) -> None:

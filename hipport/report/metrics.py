@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from hipport.emit.verdict import VERDICTS, verdict
 from hipport.ruleset.model import RuleSet
 
 SEVERITIES = ("error", "warning", "info")
@@ -84,6 +85,8 @@ class FileMetrics:
     launches: int
     findings_by_severity: dict[str, int]
     effort: str | None  # the highest effort class among the file's findings
+    verdict: str = "ports"  # what the findings predict the compiler will say (hipport/emit/verdict.py)
+    needs: list[str] = field(default_factory=list)  # libraries beyond the HIP runtime
 
     @property
     def references(self) -> int:
@@ -111,6 +114,8 @@ class Metrics:
     findings_by_severity: dict[str, int]
     effort_by_class: dict[str, int]
     launches: int
+    verdicts: dict[str, int] = field(default_factory=dict)
+    libraries_needed: dict[str, int] = field(default_factory=dict)  # library -> files that need it
 
     @property
     def converted(self) -> int:
@@ -187,6 +192,7 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
                 row.locations.append(f"{entry['path']}:{finding['line']}:{finding['column']}")
                 if code != UNMAPPED_CODE:
                     row.count += 1
+        judged = verdict(entry.get("findings", []))  # recomputed: a report from before verdicts has none
         # the unmapped table is the data: its HP102 findings may have been suppressed
         for name, count in entry.get("unmapped", {}).items():
             _row(rows, UNMAPPED_CODE, name, None).count += count
@@ -200,6 +206,7 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
             launches=entry.get("launches", 0),
             findings_by_severity=dict(file_severity),
             effort=next((c for c in EFFORT_CLASSES if c in file_efforts), None),
+            verdict=judged["verdict"], needs=judged["needs"],
         ))
     kinds = sorted({k for per_kind in by_library_kind.values() for k in per_kind})
     return Metrics(
@@ -216,6 +223,8 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         findings_by_severity=dict(by_severity),
         effort_by_class={c: effort[c] for c in EFFORT_CLASSES},
         launches=sum(f.launches for f in file_metrics),
+        verdicts={v: sum(1 for f in file_metrics if f.verdict == v) for v in VERDICTS},
+        libraries_needed=dict(sorted(Counter(n for f in file_metrics for n in f.needs).items())),
     )
 
 
@@ -231,6 +240,8 @@ def summary_fields(metrics: Metrics) -> dict:
         "not_ported_by_name": [{"name": r.name, "code": r.code, "count": r.count} for r in metrics.not_ported],
         "findings_by_library": metrics.findings_by_library,
         "effort_by_class": metrics.effort_by_class,
+        "verdicts": metrics.verdicts,
+        "libraries_needed": metrics.libraries_needed,
     }
 
 

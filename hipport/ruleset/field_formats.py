@@ -24,6 +24,10 @@ CXX_NAME = (re.compile(rf"{_QUALIFIED}(?:<[A-Za-z0-9_:, ]*>)?(?: ?\*)?"),
             "a C++ name (an identifier, optionally qualified, templated or a pointer)")
 CODE = (re.compile(r"[A-Z]+[0-9]+"), "a finding code such as HP101")
 CODE_WORDS = (re.compile(r"[A-Za-z0-9_]+(?: [A-Za-z0-9_]+)*"), "identifiers or numbers separated by single spaces")
+# A lint fix is code built from words, casts and calls, with the matched text as {name}:
+# no quotes, semicolons, braces other than the placeholder's, or preprocessor lines.
+FIX = (re.compile(r"(?:[A-Za-z0-9_ <>(),.:!&|]|\{name\})+"),
+       "identifiers, numbers, spaces, <>(),.:!&| and the placeholder {name}")
 ARGUMENTS = (re.compile(r"[A-Za-z0-9_]+(?:, ?[A-Za-z0-9_]+)*"), "comma-separated identifiers or numbers")
 HEADER = (re.compile(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_./+-]+"), "a relative header path without '..'")
 FLAGS = (re.compile(r"(?:[A-Za-z0-9_=.,:+/{}-]+(?: [A-Za-z0-9_=.,:+/{}-]+)*)?"),
@@ -45,10 +49,11 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("wrap_argument", "wrapper"): IDENTIFIER,
     ("name_lint", "code"): CODE, ("code", "code"): CODE, ("lint", "code"): CODE,
     **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat")},
+    ("library_need", "include"): HEADER, ("library_need", "package"): LIBRARY,
     ("rewrite", "hip"): IDENTIFIER, ("rewrite", "older"): IDENTIFIER, ("rewrite", "enable_define"): IDENTIFIER,
     ("rewrite", "older_arguments"): ARGUMENTS,
     ("lint", "names"): IDENTIFIER, ("lint", "receivers"): IDENTIFIER, ("lint", "hip"): IDENTIFIER,
-    ("lint", "fix"): CODE_WORDS, ("lint", "types"): CODE_WORDS,
+    ("lint", "fix"): FIX, ("lint", "types"): CODE_WORDS,
     ("build_word", "hip"): IDENTIFIER, ("build_package", "hip"): IDENTIFIER,
     ("build_library", "cuda"): LIBRARY, ("build_library", "package"): IDENTIFIER,
     ("build_library", "hip_link"): LIBRARY, ("build_library", "hip_target"): QUALIFIED,
@@ -64,6 +69,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
 TEMPLATES: dict[tuple[str, str], frozenset[str]] = {
     ("rewrite", "message"): frozenset({"cuda", "hip", "older", "since", "target", "define", "default_since"}),
     ("lint", "message"): frozenset({"name", "target", "hip", "added"}),
+    ("lint", "fix"): frozenset({"name"}),
     ("build_flag", "hip"): frozenset({"value"}),
 }
 

@@ -45,15 +45,26 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "member": (frozenset({"names", "receivers"}), frozenset({"hip"})),
     # a <<<>>> launch inside __global__ or __device__ code
     "device-launch": (frozenset(), frozenset()),
+    # NAMES.x/.y/.z (HIP's coordinate objects) as an argument of a call matching
+    # CALLS, or as the whole initialiser of an auto variable (hipport/parse/lint_semantic.py)
+    "coordinate-member": (frozenset({"names", "calls"}), frozenset()),
+    # the whole NAMES object initialising a variable of one of TYPES
+    "coordinate-struct": (frozenset({"names", "types"}), frozenset()),
+    # a variable or parameter of one of the handle types NAMES (or a cast to one)
+    # used as an operand of a binary operator matching TEXT (hipport/parse/lint_semantic.py)
+    "handle-arithmetic": (frozenset({"names", "text"}), frozenset()),
+    # a free, non-template operator matching TEXT on one of the vector types NAMES,
+    # which HIP's own member operators make ambiguous (hipport/engine/semantic_vector.py)
+    "vector-operator": (frozenset({"names", "text"}), frozenset()),
 }
 # Every lint also has: code and message (words {name}, {target}, {added}, {hip}),
-# and may have: fix (the text that replaces the finding's span; applied by convert
+# and may have: fix (the text that replaces the finding's span, with the same words; applied by convert
 # only with fix_safe = true and where the matcher found it safe, otherwise offered
 # as a suggestion), added (report only for targets older than this HIP), hip (the
 # HIP spelling, which becomes the fix from `added` on), once (first hit per file),
 # severity (overrides the code's), library.
 NAME_TRIGGERED = {"call-argument", "call-result-type", "call-on-call", "asm", "name", "template-type",
-                  "macro-test", "member"}
+                  "macro-test", "member", "coordinate-member", "coordinate-struct", "handle-arithmetic"}
 LITERAL_TRIGGERED = {"binary-operand", "loop-bound", "shared-array"}
 # Kinds about a function or macro by name: silent where the file defines that name itself
 # (a compatibility shim that defines __shfl_sync, or its own __CUDA_ARCH__).

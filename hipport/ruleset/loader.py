@@ -17,7 +17,8 @@ from pathlib import Path
 from hipport.identity import code_identity
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LintRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
+    CodeInfo, HeaderRule, LibraryNeed, LintRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet, RuleTest,
+    WrapRule,
 )
 from hipport.ruleset.argrules import ArgumentRule, make_argument_rule
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
@@ -108,7 +109,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # on this project's 2-core machine, most of a single-file run's rule loading.
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
-_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
+_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin, LibraryNeed,
             RewriteRule, StructuralLint, ArgumentRule, MemberAccessor)
 _SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
@@ -340,6 +341,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.library_titles[entry["library"]] = entry["title"]
         if "target_column" in entry:
             ruleset.target_columns[entry["library"]] = entry["target_column"]
+    for entry in data.get("library_need", []):
+        ruleset.library_needs.append(LibraryNeed(entry["include"], entry["library"], entry.get("package"), origin))
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     if "markers" in data:

@@ -99,6 +99,16 @@ class LintRule:
 
 
 @dataclass(frozen=True, slots=True)
+class LibraryNeed:
+    """Ported code that includes `include` (a path, or a prefix ending in /) needs `library`."""
+
+    include: str
+    library: str
+    package: str | None
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
 class CodeInfo:
     code: str
     name: str
@@ -132,6 +142,7 @@ class RuleSet:
     structural_lints: list[StructuralLint] = field(default_factory=list)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
+    library_needs: list[LibraryNeed] = field(default_factory=list)
     target_columns: dict[str, str] = field(default_factory=dict)  # library -> reference CSV column
     markers: frozenset[str] = frozenset()
     runtime_include: str = "hip/hip_runtime.h"

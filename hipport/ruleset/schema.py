@@ -48,6 +48,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"effort": STR, "help": STR},
     ),
     "library_title": ({"library": STR, "title": STR}, {"target_column": STR}),
+    # an include path (or a path prefix ending in /) in ported code -> the library a build needs
+    "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
     # version-gated call rewrites and structural lints (hipport/ruleset/lintrules.py)
     "rewrite": (

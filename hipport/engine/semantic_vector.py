@@ -1,0 +1,199 @@
+"""A project's own operators on vector types, which HIP's vector types already have.
+
+CUDA's float4 is a plain struct, so projects define operator+=(float4 &, float4)
+(helper_math.h style). HIP's float4 is HIP_vector_type<float, 4>, whose compound
+assignments and ++/-- are non-template members: the project's free operator is an
+equally good match, and every use of it is ambiguous (the definition alone compiles).
+
+When the project's operator does what HIP's does, component by component, it is
+kept for NVIDIA only (the rule's fix is the #if condition); otherwise the finding
+is an error for the user to settle. The rules are `match = "vector-operator"`
+lints (rules/lint-semantics.toml): NAMES are the vector types, TEXT the operators.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from hipport.diagnostics import Applicability
+from hipport.ruleset.lintrules import StructuralLint
+from hipport.ruleset.model import RuleSet
+
+COMPONENTS = ("x", "y", "z", "w")
+_CONTAINERS = frozenset({"namespace_definition", "linkage_specification", "declaration_list",
+                         "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_TOKEN = re.compile(rb"[A-Za-z_]\w*|\d[\w.']*|<<=|>>=|\+\+|--|[-+*/%^|&]=|\S")
+
+
+@dataclass(frozen=True)
+class VectorFinding:
+    code: str
+    start: int
+    end: int
+    name: str
+    message: str
+    severity: str
+    library: str | None
+    fix: str | None
+    applicability: Applicability | None
+    edits: tuple[tuple[int, int, bytes], ...] = ()
+
+
+def vector_operator_findings(source: bytes, rules: RuleSet) -> list[VectorFinding]:
+    lints = [lint for lint in rules.structural_lints if lint.match == "vector-operator"]
+    if not lints or b"operator" not in source:
+        return []
+    wanted = [lint for lint in lints if _prefilter(lint).search(source)]
+    if not wanted:
+        return []
+    from hipport.parse.treesitter import _parser
+
+    root = _parser().parse(source).root_node
+    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
+    found: list[VectorFinding] = []
+    for definition, conditions in _free_functions(root, (), source):
+        for lint in wanted:
+            if lint.fix is not None and "".join(lint.fix.split()) in conditions:
+                continue  # already kept for other platforms only: ported code
+            finding = _judge(definition, lint, source, line_starts)
+            if finding is not None:
+                found.append(finding)
+                break
+    return found
+
+
+_PREFILTERS: dict[int, re.Pattern[bytes]] = {}
+
+
+def _prefilter(lint: StructuralLint) -> re.Pattern[bytes]:
+    key = id(lint)
+    pattern = _PREFILTERS.get(key)
+    if pattern is None:
+        types = "|".join(map(re.escape, lint.names))
+        pattern = _PREFILTERS[key] = re.compile(
+            rf"operator\s*(?:{lint.text})\s*\(\s*(?:{types})\s*&".encode())
+    return pattern
+
+
+def _free_functions(node, conditions: tuple[str, ...], source: bytes):
+    """(definition or declaration, the #if conditions around it without spaces), at namespace
+    scope outside templates and classes."""
+    for child in node.named_children:
+        if child.type in ("function_definition", "declaration"):
+            yield child, conditions
+        elif child.type in _CONTAINERS:
+            condition = child.child_by_field_name("condition") if child.type == "preproc_if" else None
+            inner = conditions + ("".join(_text(condition, source).split()),) if condition is not None else conditions
+            yield from _free_functions(child, inner, source)
+
+
+def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) -> VectorFinding | None:
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):
+        declarator = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
+    if declarator is None or declarator.type != "function_declarator":
+        return None
+    name_node = declarator.child_by_field_name("declarator")
+    if name_node is None or name_node.type != "operator_name":
+        return None
+    operator = "".join(_text(name_node, source).split())[len("operator"):]
+    if lint.text is None or not re.fullmatch(lint.text, operator):
+        return None
+    parameters = [p for p in declarator.child_by_field_name("parameters").named_children
+                  if p.type == "parameter_declaration"]
+    if not parameters:
+        return None
+    vector = _parameter_type(parameters[0], source)
+    if vector not in lint.names or not _is_mutable_reference(parameters[0], source):
+        return None
+    increment = operator in ("++", "--")
+    if increment:
+        if len(parameters) > 2 or (len(parameters) == 2 and _parameter_type(parameters[1], source) != "int"):
+            return None
+    elif len(parameters) != 2 or _parameter_type(parameters[1], source) != vector or \
+            _is_mutable_reference(parameters[1], source):
+        return None  # a scalar right operand: HIP's member for it is a template, which loses
+    signature = f"operator{operator}({', '.join(' '.join(_text(p, source).split()) for p in parameters)})"
+    body = node.child_by_field_name("body") if node.type == "function_definition" else None
+    edits = _guard(node, source, line_starts, lint.fix) if body is not None and lint.fix_safe and lint.fix and \
+        _componentwise(body, source, parameters, operator, vector) else None
+    message = lint.message.replace("{name}", vector)
+    start, end = name_node.start_byte, name_node.end_byte
+    if edits is not None:
+        return VectorFinding(
+            lint.code, start, end, signature,
+            f"{message} This one works component by component like HIP's, so it is kept for NVIDIA only "
+            f"(#if {lint.fix}).", "info", lint.library, lint.fix, Applicability.SAFE, tuple(edits))
+    return VectorFinding(
+        lint.code, start, end, signature,
+        f"{message} Remove or rename '{signature}': its body is not the component-by-component form that "
+        "HIP's operator is known to match.", lint.severity or "error", lint.library, None, None)
+
+
+def _parameter_type(parameter, source: bytes) -> str:
+    type_node = parameter.child_by_field_name("type")
+    return _text(type_node, source) if type_node is not None else ""
+
+
+def _is_mutable_reference(parameter, source: bytes) -> bool:
+    declarator = parameter.child_by_field_name("declarator")
+    qualifiers = [c for c in parameter.named_children if c.type == "type_qualifier"]
+    return declarator is not None and declarator.type == "reference_declarator" and not qualifiers and \
+        not _text(declarator, source).startswith("&&")
+
+
+def _componentwise(body, source: bytes, parameters, operator: str, vector: str) -> bool:
+    """The body is exactly `a.x OP= b.x; a.y OP= b.y; ...` over the type's components (or ++/-- on each)."""
+    names = [_declared_name(p, source) for p in parameters]
+    if not names[0] or (operator not in ("++", "--") and not names[1]):
+        return False
+    count = int(vector[-1])
+    tokens = [t.decode() for t in _TOKEN.findall(re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", _bytes(body, source),
+                                                        flags=re.S))]
+    if tokens[:1] != ["{"] or tokens[-1:] != ["}"]:
+        return False
+    tokens = tokens[1:-1]
+    if tokens[-3:] == ["return", names[0], ";"]:
+        tokens = tokens[:-3]
+    a = names[0]
+    if operator in ("++", "--"):
+        prefix = [t for c in COMPONENTS[:count] for t in (operator, a, ".", c, ";")]
+        postfix = [t for c in COMPONENTS[:count] for t in (a, ".", c, operator, ";")]
+        return tokens in (prefix, postfix)
+    b = names[1]
+    expected = [t for c in COMPONENTS[:count] for t in (a, ".", c, operator, b, ".", c, ";")]
+    return tokens == expected
+
+
+def _declared_name(parameter, source: bytes) -> str:
+    declarator = parameter.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "identifier":
+        declarator = next((c for c in declarator.named_children), None)
+    return _text(declarator, source) if declarator is not None else ""
+
+
+def _guard(node, source: bytes, line_starts: list[int], condition: str) -> list | None:
+    """Edits putting node's lines inside #if condition ... #endif, or None when it shares its lines."""
+    start, end = node.start_byte, node.end_byte
+    line_start = line_starts[bisect.bisect_right(line_starts, start) - 1]
+    if source[line_start:start].strip():
+        return None
+    line_end = source.find(b"\n", end)
+    line_end = len(source) if line_end < 0 else line_end
+    if re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source[end:line_end]).strip():
+        return None
+    newline = b"\n"
+    if source[line_end - 1:line_end] == b"\r":
+        line_end -= 1
+        newline = b"\r\n"
+    return [(line_start, line_start, b"#if " + condition.encode() + newline),
+            (line_end, line_end, newline + b"#endif")]
+
+
+def _text(node, source: bytes) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _bytes(node, source: bytes) -> bytes:
+    return source[node.start_byte:node.end_byte]
