@@ -24,8 +24,8 @@ def _needed(tmp_path, *flags: str) -> dict:
 
 
 def test_each_library_the_port_uses_is_named_with_its_files(tmp_path):
-    assert _needed(tmp_path) == {"hipblas": 1, "hiprand": 1}
+    assert _needed(tmp_path) == {"hipBLAS": 1, "hipRAND": 1}
 
 
 def test_with_roc_the_roc_libraries_are_named(tmp_path):
-    assert _needed(tmp_path, "--roc") == {"rocblas": 1, "rocrand": 1}
+    assert _needed(tmp_path, "--roc") == {"rocBLAS": 1, "rocRAND": 1}

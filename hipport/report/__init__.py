@@ -32,11 +32,8 @@ def complete(report: dict, rules: RuleSet) -> dict:
     """The report with its derived summary numbers (re)computed from its files."""
     from hipport.report.metrics import measure, summary_fields
 
-    from hipport.report.libraries import libraries_needed
-
     summary = dict(report.get("summary", {}))
     summary.update(summary_fields(measure(report, rules)))
-    summary["libraries_needed"] = libraries_needed(report, rules)
     return {**report, "summary": summary}
 
 
