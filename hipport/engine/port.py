@@ -13,6 +13,7 @@ from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 from hipport.engine.pasting import pasted_piece
@@ -153,6 +154,9 @@ class _Porter:
             return
         if name in declared and not site.resolved:
             return
+        if role is _USE and name in rules.macros and in_condition(self.source, site.start):
+            self._macro(site, rules.macros[name])
+            return
         if role is _NAMESPACE:
             namespace = rules.namespaces.get(name)
             if namespace is not None:
@@ -173,6 +177,16 @@ class _Porter:
             self.result.unmapped[name] += 1
             self._finding("HP102", site.start, site.end, name,
                           f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+
+    def _macro(self, site: NameSite, rule) -> None:
+        outcome = macro_outcome(rule, self.target)
+        if outcome.replacement is not None:
+            self.result.converted["Macros"] += 1
+            self.result.converted_names[site.name] += 1
+            if outcome.replacement != site.name:
+                self.edits.append(Edit(site.start, site.end, _encoded(outcome.replacement)))
+        if outcome.code is not None:
+            self._finding(outcome.code, site.start, site.end, site.name, outcome.message)
 
     def _pasted(self, site: PastedNameSite) -> None:
         piece = pasted_piece(site, self.rules, self.options.roc)

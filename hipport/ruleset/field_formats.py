@@ -34,12 +34,13 @@ LIBRARY = (re.compile(r"[A-Za-z0-9_.+-]+"), "a library name")
 # (kind, field) -> format; "" as kind is a top-level key. A list field's format applies to each element.
 FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     **{(kind, "cuda"): IDENTIFIER for kind in ("rename", "unsupported", "namespace", "wrap_argument", "name_lint",
-                                               "rewrite", "build_word", "build_package")},
+                                               "rewrite", "build_word", "build_package", "macro")},
+    ("macro", "hip"): IDENTIFIER, ("macro", "header"): HEADER,
     ("rename", "hip"): CXX_NAME, ("rename", "roc"): CXX_NAME, ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): IDENTIFIER,
     ("name_lint", "code"): CODE, ("code", "code"): CODE, ("lint", "code"): CODE,
-    **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat")},
+    **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat", "older")},
     ("rewrite", "hip"): IDENTIFIER, ("rewrite", "older"): IDENTIFIER, ("rewrite", "enable_define"): IDENTIFIER,
     ("rewrite", "older_arguments"): ARGUMENTS,
     ("lint", "names"): IDENTIFIER, ("lint", "receivers"): IDENTIFIER, ("lint", "hip"): IDENTIFIER,

@@ -17,7 +17,7 @@ from pathlib import Path
 from hipport import __version__
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LintRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
+    CodeInfo, HeaderRule, LintRule, MacroRule, NameRule, NamespaceRule, Origin, RuleSet, RuleTest, WrapRule,
 )
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
 from hipport.ruleset.schema import RuleFileError, check_shape, validate
@@ -107,7 +107,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # on this project's 2-core machine, most of a single-file run's rule loading.
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
-_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
+_RECORDS = (NameRule, HeaderRule, MacroRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin,
             RewriteRule, StructuralLint)
 _SETTERS = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
@@ -313,7 +313,13 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
             library=entry.get("library", library), origin=origin, roc=entry.get("roc"),
             role=entry.get("role", "include"), hip_flat=entry.get("hip_flat"),
             roc_flat=entry.get("roc_flat"), dir_added=entry.get("dir_added"),
-            flat_removed=entry.get("flat_removed"),
+            flat_removed=entry.get("flat_removed"), added=entry.get("added"),
+            older=entry.get("older"), note=entry.get("note"),
+        )
+    for entry in data.get("macro", []):
+        ruleset.macros[entry["cuda"]] = MacroRule(
+            cuda=entry["cuda"], hip=entry.get("hip"), origin=origin, header=entry.get("header"),
+            added=entry.get("added"), note=entry.get("note"),
         )
     for entry in data.get("namespace", []):
         ruleset.namespaces[entry["cuda"]] = NamespaceRule(

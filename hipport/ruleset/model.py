@@ -58,6 +58,25 @@ class HeaderRule:
     roc_flat: str | None = None
     dir_added: str | None = None  # first ROCm with the per-library directory path
     flat_removed: str | None = None  # first ROCm without the flat path
+    added: str | None = None  # first HIP with the hip path
+    older: str | None = None  # what a HIP before added includes instead (None: nothing, an error)
+    note: str | None = None  # why, or what to use instead, for a header HIP lacks
+
+
+@dataclass(frozen=True, slots=True)
+class MacroRule:
+    """A macro CUDA headers define that code tests in #if/#ifdef, and the HIP macro with the same meaning.
+
+    hip is None when HIP has no macro that answers the same question (a CUDA version number):
+    the test is reported, never turned true or false.
+    """
+
+    cuda: str
+    hip: str | None
+    origin: Origin
+    header: str | None = None  # the CUDA header that defines it (its guard, or a feature macro)
+    added: str | None = None  # first HIP that defines hip
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +129,7 @@ class RuleSet:
     names: dict[str, NameRule] = field(default_factory=dict)
     headers: dict[str, HeaderRule] = field(default_factory=dict)
     namespaces: dict[str, NamespaceRule] = field(default_factory=dict)
+    macros: dict[str, MacroRule] = field(default_factory=dict)  # tested in #if/#ifdef only
     wraps: dict[str, WrapRule] = field(default_factory=dict)
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
@@ -139,7 +159,7 @@ class RuleSet:
         # double-underscore intrinsics among them still mark a file as device code.
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__")}
         self.lint_index = build_index(self.structural_lints)
-        self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
+        self.vocabulary = frozenset({*ported, *self.namespaces, *self.macros, *self.wraps, *self.lints, *self.markers,
                                      *self.rewrites, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]

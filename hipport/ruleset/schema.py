@@ -37,8 +37,11 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "header": (
         {"cuda": STR},
         {"hip": STR, "drop": BOOL, "unsupported": BOOL, "library": STR, "roc": STR, "role": STR,
-         "hip_flat": STR, "roc_flat": STR, "dir_added": STR, "flat_removed": STR, "note": STR},
+         "hip_flat": STR, "roc_flat": STR, "dir_added": STR, "flat_removed": STR, "note": STR,
+         "added": STR, "older": STR},
     ),
+    # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
+    "macro": ({"cuda": STR}, {"hip": STR, "header": STR, "added": STR, "note": STR}),
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
     "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
@@ -224,7 +227,7 @@ def validate(data: dict, text: str, path: str) -> None:
 
 # Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
 _KEYED = {"rename": "cuda", "unsupported": "cuda", "header": "cuda", "namespace": "cuda", "wrap_argument": "cuda",
-          "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
+          "macro": "cuda", "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
 
 
 def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
@@ -279,6 +282,9 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         if problem is not None:
             raise RuleFileError(path, where.field_line(kind, index, problem[0]), problem[1])
     if kind == "header":
+        if "older" in entry and "added" not in entry:
+            raise RuleFileError(path, where.field_line(kind, index, "older"),
+                                "'older' needs 'added', the first HIP with the 'hip' path")
         if "dir_added" in entry and "hip_flat" not in entry:
             raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
                                 "'dir_added' needs 'hip_flat', the path older versions use")
