@@ -28,3 +28,16 @@ def test_the_committed_file_is_what_the_tool_writes_for_the_installed_hip():
         pytest.skip("no installed HIP headers")
     text = hip_absent.render("5.2", include, hip_absent.absent_rules("5.2", include))
     assert (ROOT / "rules" / "hip-absent.toml").read_text(encoding="utf-8") == text
+
+
+SPEC_TYPEDEFS = importlib.util.spec_from_file_location("hip_typedefs", ROOT / "tools" / "hip_typedefs.py")
+hip_typedefs = importlib.util.module_from_spec(SPEC_TYPEDEFS)
+SPEC_TYPEDEFS.loader.exec_module(hip_typedefs)
+
+
+def test_typedefs_of_another_tag_are_found_and_same_tag_ones_are_not():
+    text = ("typedef struct _hipGraphicsResource hipGraphicsResource;\n"
+            "typedef struct hipExtent { size_t width; struct { int a; } inner; } hipExtent;\n"
+            "typedef struct hipIpcMemHandle_st { char reserved[64]; } hipIpcMemHandle_t;\n"
+            "typedef enum { a, b } hipAnonymous;\n")
+    assert hip_typedefs.typedefs_of_other_tags(text) == {"hipGraphicsResource", "hipIpcMemHandle_t", "hipAnonymous"}

@@ -13,6 +13,7 @@ from hipport.parse.scan import scan
 from hipport.parse.sites import LintHit, NameSite, ParsedFile, PastedNameSite, Role
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
+from hipport.engine.elaborated import elaborated_keyword
 from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.lint_findings import lint_outcome
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
@@ -226,6 +227,10 @@ class _Porter:
         self.result.converted_names[name] += 1
         if target != name:
             self.edits.append(Edit(site.start, site.end, _encoded(target)))
+            if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
+                keyword = elaborated_keyword(self.source, site.start, site.end)
+                if keyword is not None:
+                    self.edits.append(Edit(keyword, site.start, b""))
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
         if not _has_version_finding(rule, self.target):

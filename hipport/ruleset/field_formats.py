@@ -52,7 +52,8 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("build_flag", "flag"): FLAG, ("build_flag", "hip"): FLAGS,
     ("build_path", "cuda"): PATH, ("build_path", "hip"): PATH,
     ("offload_arch", "name"): IDENTIFIER,
-    ("", "markers"): IDENTIFIER, ("", "runtime_libraries"): IDENTIFIER, ("", "cuda_root_variables"): IDENTIFIER,
+    ("", "markers"): IDENTIFIER, ("", "typedef_names"): IDENTIFIER,
+    ("", "runtime_libraries"): IDENTIFIER, ("", "cuda_root_variables"): IDENTIFIER,
     ("", "runtime_include"): HEADER, ("", "runtime_api_include"): HEADER,
 }
 

@@ -343,6 +343,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     if "markers" in data:
         ruleset.markers = ruleset.markers | frozenset(data["markers"])
+    if "typedef_names" in data:
+        ruleset.typedef_names = ruleset.typedef_names | frozenset(data["typedef_names"])
     if "runtime_libraries" in data:
         ruleset.runtime_libraries = ruleset.runtime_libraries | frozenset(data["runtime_libraries"])
     if "patterns" in data:

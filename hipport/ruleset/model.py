@@ -138,6 +138,7 @@ class RuleSet:
     library_titles: dict[str, str] = field(default_factory=dict)
     target_columns: dict[str, str] = field(default_factory=dict)  # library -> reference CSV column
     markers: frozenset[str] = frozenset()
+    typedef_names: frozenset[str] = frozenset()  # HIP types that are typedefs of another struct tag
     runtime_include: str = "hip/hip_runtime.h"
     runtime_api_include: str = "hip/hip_runtime_api.h"
     runtime_libraries: frozenset[str] = frozenset()

@@ -78,7 +78,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 # Top-level scalars and lists that are not arrays of rules.
 TOP_LEVEL = {
     "schema": INT, "library": STR, "runtime_include": STR, "runtime_api_include": STR,
-    "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST,
+    "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST, "typedef_names": STR_LIST,
     "cuda_root_variables": STR_LIST,
 }
 
