@@ -128,11 +128,11 @@ def project_include_dirs(root: Path, extra: tuple[Path, ...] = (), compile_comma
     it they are CUDA's, a library's or the system's, whose macros are not the project's)."""
     dirs = [Path(os.path.abspath(root)), *(Path(os.path.abspath(d)) for d in extra)]
     if compile_commands is not None:
-        from hipport.parse.compdb import CompileDatabaseError, load
+        from hipport.parse import compdb
 
         try:
-            entries = load(compile_commands)
-        except CompileDatabaseError:
+            entries = compdb.load(compile_commands)
+        except compdb.CompileDatabaseError:
             entries = {}  # the clang parse that reads it too reports it
         inside = f"{dirs[0]}{os.sep}"
         for entry in entries.values():
