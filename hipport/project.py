@@ -2,8 +2,12 @@
 
 The usual case is an error-check macro (CUDA_CHECK, CUDA_CALL) defined in a
 project header: it looks like a CUDA API, but it is the user's, so it must not
-be reported as unmapped or rewritten. Quoted includes are followed
-transitively, relative to the including file, and each header is read once.
+be reported as unmapped or rewritten. Includes are followed transitively the
+way the compiler looks them up: "quoted" ones relative to the including file,
+then in the include directories; <angled> ones in the include directories only
+(the project's -I dirs: the tree root, --include-dir, a compile database's), so
+an angled include that is not the project's is a system header and not read.
+Each header is read once.
 Each path probed is looked at once per run too, and what was found there is kept
 (found): the answer depends on those paths and nothing else, which is what lets
 the tree index (hipport.tree.index) know when a file's macros may have changed.
@@ -16,12 +20,13 @@ import stat
 from pathlib import Path
 
 DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
-LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\r\n]+)"', re.M)
+INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\r\n]+)"|<([^>\r\n]+)>)', re.M)
 
 
 def include_names(source: bytes) -> tuple[str, ...]:
-    """The names of a file's quoted includes ("x.h"), in order."""
-    return tuple(m.group(1).decode("utf-8", "replace") for m in LOCAL_INCLUDE.finditer(source))
+    """The names a file includes, in order: "x.h" as x.h, <x.h> as <x.h>."""
+    return tuple(m.group(1).decode("utf-8", "replace") if m.group(1) is not None
+                 else "<" + m.group(2).decode("utf-8", "replace") + ">" for m in INCLUDE.finditer(source))
 
 
 class ProjectHeaders:
@@ -85,12 +90,15 @@ class ProjectHeaders:
         return tuple(found), tuple(probed)
 
     def _resolve(self, directory: Path, name: str) -> tuple[Path | None, tuple[str, ...]]:
-        """The header #include "name" in directory names, and the paths tried, in order."""
+        """The header #include "name" (or <name>) in directory names, and the paths tried, in order."""
+        angled = name.startswith("<")
+        if angled:
+            name, directory = name[1:-1], Path()  # found the same way from every directory
         known = self._resolved.get((directory, name))
         if known is None:
-            tried = []
+            tried: list[str] = []
             header = None
-            for base in (directory, *self.include_dirs):
+            for base in (self.include_dirs if angled else (directory, *self.include_dirs)):
                 candidate = base / name
                 tried.append(str(candidate))
                 if self._is_file(tried[-1]):
@@ -111,3 +119,35 @@ class ProjectHeaders:
                 info = None
             self.found[path] = info
         return info is not None
+
+
+def project_include_dirs(root: Path, extra: tuple[Path, ...] = (), compile_commands: Path | None = None
+                         ) -> tuple[Path, ...]:
+    """The directories a project's <angled> includes are found in: the tree root, the
+    --include-dir ones, and a compile database's -I/-iquote directories inside the root (outside
+    it they are CUDA's, a library's or the system's, whose macros are not the project's)."""
+    dirs = [Path(os.path.abspath(root)), *(Path(os.path.abspath(d)) for d in extra)]
+    if compile_commands is not None:
+        from hipport.parse import compdb
+
+        try:
+            entries = compdb.load(compile_commands)
+        except compdb.CompileDatabaseError:
+            entries = {}  # the clang parse that reads it too reports it
+        inside = f"{dirs[0]}{os.sep}"
+        for entry in entries.values():
+            for directory in _include_flags(entry.flags):
+                if directory == str(dirs[0]) or directory.startswith(inside):
+                    dirs.append(Path(directory))
+    return tuple(dict.fromkeys(dirs))
+
+
+def _include_flags(flags: tuple[str, ...]) -> list[str]:
+    found = []
+    for index, flag in enumerate(flags):
+        for option in ("-I", "-iquote"):
+            if flag == option and index + 1 < len(flags):
+                found.append(os.path.normpath(flags[index + 1]))
+            elif flag.startswith(option) and len(flag) > len(option) and not flag.startswith("-isystem"):
+                found.append(os.path.normpath(flag[len(option):]))
+    return found

@@ -130,6 +130,7 @@ ALLOWED = {
     ("hipport/parse/compdb.py", "load"): "compdb.load reads compile_commands.json with json",
     ("hipport/parse/clang.py", "load"): "compdb.load",
     ("hipport/cli/verify.py", "load"): "compdb.load (verify -p)",
+    ("hipport/project.py", "load"): "compdb.load: the -I directories of compile_commands.json",
 }
 
 

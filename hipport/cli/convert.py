@@ -124,7 +124,10 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
             if build_file_kind(src.name):
                 result = port_build_path(src, rules, options, str(src), settings.offload_arch, settings.rename)
             else:
-                result = port_file(src, rules, options, display=str(src))
+                from hipport.project import ProjectHeaders
+
+                result = port_file(src, rules, options, display=str(src),
+                                   headers=ProjectHeaders(include_dirs=settings.include_dirs))
             if in_place:
                 if result.changed:
                     write_atomic(src, result.output, mode_from=src)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -29,12 +30,17 @@ TREE_OPTIONS = [
     click.option("--backup-suffix", metavar="SUFFIX",
                  help="With --in-place, keep each original as FILE+SUFFIX ('' for none). "
                       "Default: none in a clean git tree, .prehip otherwise."),
+    click.option("--include-dir", "include_dir", multiple=True, metavar="DIR",
+                 type=click.Path(exists=True, file_okay=False, path_type=Path),
+                 help="A directory the project's build passes with -I (repeatable). Macros its headers "
+                      "define (a CUDA_CHECK) are the project's own names, in every file that includes them "
+                      "as \"x.h\" or <x.h>. The tree root, and -p's -I directories inside it, count already."),
     click.option("--offload-arch", metavar="GFX[;GFX]",
                  help="AMD GPU targets that build files' sm_XX become. Default: gfx90a;gfx942, "
                       "leaving out targets newer than --hip-version."),
 ]
 TREE_KEYS = ("jobs", "no_cache", "include", "exclude", "no_gitignore", "source_suffix", "rename", "rename_suffix",
-             "force", "backup_suffix", "offload_arch")
+             "force", "backup_suffix", "offload_arch", "include_dir")
 
 
 def tree_options(command):
@@ -71,6 +77,7 @@ def tree_settings(values: dict, progress=None):
         rename=bool(values.get("rename") or values.get("rename_suffix")), rename_suffixes=rename_suffixes,
         force=values.get("force", False), backup_suffix=values.get("backup_suffix"),
         offload_arch=tuple(a.strip() for a in arches), progress=progress,
+        include_dirs=tuple(values.get("include_dir", ())),
     )
 
 

@@ -6,13 +6,14 @@ header leave a single #include (the LibCST-style queue, applied once).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from hipport.diagnostics import Edit
 from hipport.options import Options
 from hipport.parse.lines import newline_of
 from hipport.parse.sites import IncludeSite, ParsedFile
-from hipport.ruleset.model import RuleSet
+from hipport.ruleset.model import HeaderRule, RuleSet
 from hipport.versions import format_version, parse_version
 
 
@@ -26,6 +27,7 @@ def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Op
                   needs_runtime: bool, needs_runtime_api: bool) -> IncludePlan:
     plan = IncludePlan()
     kept: list[tuple[str, tuple[int, ...]]] = []
+    ported: list[tuple[IncludeSite, str]] = []  # the includes whose path the port rewrites, in order
     for site in sorted(parsed.includes, key=lambda s: s.line_start):
         target = _target(site, rules, options, plan)
         if target is None or (target != site.path and _already_included(kept, target, site.scope)):
@@ -36,30 +38,80 @@ def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Op
             if _already_included(kept, target, site.scope):
                 continue
             plan.edits.append(Edit(site.path_start, site.path_end, target.encode("ascii")))
+            ported.append((site, target))
         kept.append((target, site.scope))
     targets = {target for target, _ in kept}
     runtime = rules.runtime_include
+    # nvcc includes cuda_runtime.h before anything else in a CUDA file, so every CUDA header saw
+    # the runtime; HIP's own headers need it too (hip_cooperative_groups.h, driver_types.h and
+    # channel_descriptor.h do not compile without it on HIP 5.2).
+    first_ported = next((site for site, target in ported if target != rules.runtime_api_include
+                         and _needs_runtime(site.path, rules)), None)
     if runtime in targets:
+        _runtime_first(source, parsed, rules, ported, first_ported, needs_runtime, plan)
         return plan
-    if needs_runtime or (needs_runtime_api and rules.runtime_api_include not in targets):
-        plan.edits.append(_runtime_include(source, parsed, runtime))
+    if needs_runtime or first_ported is not None or (needs_runtime_api and rules.runtime_api_include not in targets):
+        plan.edits.append(_runtime_include(source, parsed, runtime, first_ported))
     return plan
+
+
+def _needs_runtime(cuda_path: str, rules: RuleSet) -> bool:
+    header = header_rule(rules, cuda_path)
+    return header is not None and header.library in rules.runtime_libraries
+
+
+def _runtime_first(source: bytes, parsed: ParsedFile, rules: RuleSet, ported: list[tuple[IncludeSite, str]],
+                   first_ported: IncludeSite | None, device_code: bool, plan: IncludePlan) -> None:
+    """A CUDA include ported to the runtime moves up to just before the first include that
+    needs it: a ported CUDA header, or in device code (which nvcc compiled with the runtime
+    included first) a project header, which may test the runtime's guard."""
+    runtime = next((site for site, target in ported if target == rules.runtime_include), None)
+    if runtime is None:
+        return  # the user wrote hip_runtime.h: their order stands
+    anchor = first_ported
+    if device_code:
+        quoted = next((site for site in parsed.includes if _quoted(source, site)), None)
+        if quoted is not None and (anchor is None or quoted.line_start < anchor.line_start):
+            anchor = quoted
+    if anchor is None or anchor.line_start >= runtime.line_start:
+        return
+    if anchor.scope or runtime.scope or not _removable(source, runtime):
+        return  # inside #if blocks: moving it could change what another branch sees
+    plan.edits = [edit for edit in plan.edits if edit.start != runtime.path_start]
+    _remove_line(source, runtime, plan)
+    newline = newline_of(source)
+    plan.edits.append(Edit(anchor.line_start, anchor.line_start,
+                           b"#include <" + rules.runtime_include.encode("ascii") + b">" + newline))
+
+
+def _quoted(source: bytes, site: IncludeSite) -> bool:
+    return source[site.path_start - 1:site.path_start] == b'"'
 
 
 def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePlan) -> str | None:
     """The header this include names after porting; None when the line goes."""
-    header = rules.headers.get(site.path)
+    header = header_rule(rules, site.path)
     if header is None:
         return site.path
     if header.drop:
         return None
     if header.hip is None:
+        note = f": {header.note}" if header.note else ""
         plan.findings.append(("HP103", site.path_start, site.path_end, site.path,
-                              f"<{site.path}> has no HIP equivalent"))
+                              f"<{site.path}> has no HIP equivalent{note}"))
         return site.path
     roc = options.roc and header.roc is not None
     path = header.roc if roc else header.hip
     target = options.hip_version or rules.newest_hip
+    if header.added and not roc and target < parse_version(header.added):
+        if header.older:
+            return header.older  # what that HIP declares the same API in
+        plan.findings.append((
+            "HP201", site.path_start, site.path_end, site.path,
+            f"'{site.path}' -> '{path}' needs HIP {format_version(parse_version(header.added))}, "
+            f"target is {format_version(target)}",
+        ))
+        return path
     # ROCm before the library's move to its include directory only has the flat path.
     if header.dir_added and target < parse_version(header.dir_added):
         flat = header.roc_flat if roc else header.hip_flat
@@ -72,6 +124,16 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
             ))
             return flat
     return path
+
+
+def header_rule(rules: RuleSet, path: str) -> HeaderRule | None:
+    """The rule for an include path: its own, or the nearest directory rule ("cuda/") above it."""
+    rule = rules.headers.get(path)
+    slash = path.rfind("/")
+    while rule is None and slash > 0:
+        rule = rules.headers.get(path[:slash + 1])
+        slash = path.rfind("/", 0, slash)
+    return rule
 
 
 def _remove_line(source: bytes, site: IncludeSite, plan: IncludePlan) -> None:
@@ -91,8 +153,37 @@ def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scop
     return any(t == target and scope[: len(s)] == s for t, s in kept)
 
 
-def _runtime_include(source: bytes, parsed: ParsedFile, header: str) -> Edit:
+def _removable(source: bytes, site: IncludeSite) -> bool:
+    rest = source[site.path_end + 1:site.line_end].strip()
+    return not rest or rest.startswith(b"//")
+
+
+_LEADING = re.compile(rb"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+_PRAGMA_ONCE = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*\n?")
+_GUARD = re.compile(rb"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n(?:[ \t]*(?://[^\n]*)?\n)*"
+                    rb"[ \t]*#[ \t]*define[ \t]+\1\b[^\n]*\n?")
+
+
+def _after_guard(source: bytes, default: int) -> int:
+    """Past a leading #pragma once or include guard, where a header's first include belongs."""
+    leading = _LEADING.match(source, default)
+    at = leading.end() if leading is not None else default  # the pattern matches the empty string
+    for directive in (_PRAGMA_ONCE, _GUARD):
+        match = directive.match(source, source.rfind(b"\n", 0, at) + 1)
+        if match is not None:
+            return match.end()
+    return default
+
+
+def _runtime_include(source: bytes, parsed: ParsedFile, header: str, first_ported: IncludeSite | None) -> Edit:
+    """Before the first include when it is unconditional (nvcc's implicit one came before
+    everything), else before the first ported CUDA include, else past the include guard."""
     newline = newline_of(source)
     first = min(parsed.includes, key=lambda s: s.line_start, default=None)
-    at = first.line_start if first is not None and not first.scope else parsed.top_insert_at
+    if first is not None and not first.scope:
+        at = first.line_start
+    elif first_ported is not None and not first_ported.scope:
+        at = first_ported.line_start
+    else:
+        at = _after_guard(source, parsed.top_insert_at)
     return Edit(at, at, b"#include <" + header.encode("ascii") + b">" + newline)

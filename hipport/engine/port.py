@@ -21,6 +21,8 @@ from hipport.engine.library_needs import library_needs
 from hipport.engine.macro_launch import macro_launches
 from hipport.engine.members import member_rewrites
 from hipport.engine.semantic_vector import vector_operator_findings
+from hipport.engine.elaborated import elaborated_keyword
+from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.lint_findings import lint_outcome
 from hipport.engine.warp_fix import fix_warp_size
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
@@ -191,6 +193,9 @@ class _Porter:
             return
         if (site.shadowed or name in declared_elsewhere) and not site.resolved:
             return
+        if role is _USE and name in rules.macros and in_condition(self.source, site.start):
+            self._macro(site, rules.macros[name])
+            return
         if role is _NAMESPACE:
             namespace = rules.namespaces.get(name)
             if namespace is not None:
@@ -229,6 +234,15 @@ class _Porter:
         if not self.options.roc or not rule.roc:
             return False
         return rule.roc_in is None or (self.calls_roc and not site.in_device_code)
+    def _macro(self, site: NameSite, rule) -> None:
+        outcome = macro_outcome(rule, self.target)
+        if outcome.replacement is not None:
+            self.result.converted["Macros"] += 1
+            self.result.converted_names[site.name] += 1
+            if outcome.replacement != site.name:
+                self.edits.append(Edit(site.start, site.end, _encoded(outcome.replacement)))
+        if outcome.code is not None:
+            self._finding(outcome.code, site.start, site.end, site.name, outcome.message)
 
     def _pasted(self, site: PastedNameSite) -> None:
         piece = pasted_piece(site, self.rules, self.options.roc)
@@ -299,6 +313,10 @@ class _Porter:
         self.result.converted_names[name] += 1
         if target != name:
             self.edits.append(Edit(site.start, site.end, _encoded(target)))
+            if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
+                keyword = elaborated_keyword(self.source, site.start, site.end)
+                if keyword is not None:
+                    self.edits.append(Edit(keyword, site.start, b""))
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
         if not _has_version_finding(rule, self.target):

@@ -39,16 +39,18 @@ LIBRARY = (re.compile(r"[A-Za-z0-9_.+-]+"), "a library name")
 # (kind, field) -> format; "" as kind is a top-level key. A list field's format applies to each element.
 FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     **{(kind, "cuda"): IDENTIFIER for kind in ("rename", "unsupported", "namespace", "wrap_argument", "name_lint",
-                                               "rewrite", "build_word", "build_package", "argument_rewrite")},
+                                               "rewrite", "build_word", "build_package", "argument_rewrite",
+                                               "macro")},
     ("argument_rewrite", "hip"): IDENTIFIER, ("argument_rewrite", "code"): CODE,
     ("argument_rewrite", "borrow_call"): IDENTIFIER,
     ("member_accessor", "receiver"): IDENTIFIER, ("member_accessor", "member"): IDENTIFIER,
     ("member_accessor", "read"): IDENTIFIER, ("member_accessor", "code"): CODE,
+    ("macro", "hip"): IDENTIFIER, ("macro", "header"): HEADER,
     ("rename", "hip"): CXX_NAME, ("rename", "roc"): CXX_NAME, ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): IDENTIFIER,
     ("name_lint", "code"): CODE, ("code", "code"): CODE, ("lint", "code"): CODE,
-    **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat")},
+    **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat", "older")},
     ("library_need", "include"): HEADER, ("library_need", "package"): LIBRARY,
     ("rewrite", "hip"): IDENTIFIER, ("rewrite", "older"): IDENTIFIER, ("rewrite", "enable_define"): IDENTIFIER,
     ("rewrite", "older_arguments"): ARGUMENTS,
@@ -61,7 +63,8 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("build_flag", "flag"): FLAG, ("build_flag", "hip"): FLAGS,
     ("build_path", "cuda"): PATH, ("build_path", "hip"): PATH,
     ("offload_arch", "name"): IDENTIFIER,
-    ("", "markers"): IDENTIFIER, ("", "runtime_libraries"): IDENTIFIER, ("", "cuda_root_variables"): IDENTIFIER,
+    ("", "markers"): IDENTIFIER, ("", "typedef_names"): IDENTIFIER,
+    ("", "runtime_libraries"): IDENTIFIER, ("", "cuda_root_variables"): IDENTIFIER,
     ("", "runtime_include"): HEADER, ("", "runtime_api_include"): HEADER,
 }
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from hipport.identity import code_identity
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LibraryNeed, LintRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet, RuleTest,
-    WrapRule,
+    CodeInfo, HeaderRule, LibraryNeed, LintRule, MacroRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet,
+    RuleTest, WrapRule,
 )
 from hipport.ruleset.argrules import ArgumentRule, make_argument_rule
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
@@ -109,7 +109,7 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # on this project's 2-core machine, most of a single-file run's rule loading.
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
-_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin, LibraryNeed,
+_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin, LibraryNeed, MacroRule,
             RewriteRule, StructuralLint, ArgumentRule, MemberAccessor)
 _SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
@@ -315,7 +315,13 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
             library=entry.get("library", library), origin=origin, roc=entry.get("roc"),
             role=entry.get("role", "include"), hip_flat=entry.get("hip_flat"),
             roc_flat=entry.get("roc_flat"), dir_added=entry.get("dir_added"),
-            flat_removed=entry.get("flat_removed"),
+            flat_removed=entry.get("flat_removed"), added=entry.get("added"),
+            older=entry.get("older"), note=entry.get("note"),
+        )
+    for entry in data.get("macro", []):
+        ruleset.macros[entry["cuda"]] = MacroRule(
+            cuda=entry["cuda"], hip=entry.get("hip"), origin=origin, header=entry.get("header"),
+            added=entry.get("added"), note=entry.get("note"),
         )
     for entry in data.get("namespace", []):
         ruleset.namespaces[entry["cuda"]] = NamespaceRule(
@@ -347,6 +353,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     if "markers" in data:
         ruleset.markers = ruleset.markers | frozenset(data["markers"])
+    if "typedef_names" in data:
+        ruleset.typedef_names = ruleset.typedef_names | frozenset(data["typedef_names"])
     if "runtime_libraries" in data:
         ruleset.runtime_libraries = ruleset.runtime_libraries | frozenset(data["runtime_libraries"])
     if "patterns" in data:

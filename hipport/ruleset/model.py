@@ -59,6 +59,25 @@ class HeaderRule:
     roc_flat: str | None = None
     dir_added: str | None = None  # first ROCm with the per-library directory path
     flat_removed: str | None = None  # first ROCm without the flat path
+    added: str | None = None  # first HIP with the hip path
+    older: str | None = None  # what a HIP before added includes instead (None: nothing, an error)
+    note: str | None = None  # why, or what to use instead, for a header HIP lacks
+
+
+@dataclass(frozen=True, slots=True)
+class MacroRule:
+    """A macro CUDA headers define that code tests in #if/#ifdef, and the HIP macro with the same meaning.
+
+    hip is None when HIP has no macro that answers the same question (a CUDA version number):
+    the test is reported, never turned true or false.
+    """
+
+    cuda: str
+    hip: str | None
+    origin: Origin
+    header: str | None = None  # the CUDA header that defines it (its guard, or a feature macro)
+    added: str | None = None  # first HIP that defines hip
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +152,7 @@ class RuleSet:
     names: dict[str, NameRule] = field(default_factory=dict)
     headers: dict[str, HeaderRule] = field(default_factory=dict)
     namespaces: dict[str, NamespaceRule] = field(default_factory=dict)
+    macros: dict[str, MacroRule] = field(default_factory=dict)  # tested in #if/#ifdef only
     wraps: dict[str, WrapRule] = field(default_factory=dict)
     symbol_lookups: frozenset[str] = frozenset()  # calls whose string argument names a symbol: dlsym
     lints: dict[str, LintRule] = field(default_factory=dict)
@@ -145,6 +165,7 @@ class RuleSet:
     library_needs: list[LibraryNeed] = field(default_factory=list)
     target_columns: dict[str, str] = field(default_factory=dict)  # library -> reference CSV column
     markers: frozenset[str] = frozenset()
+    typedef_names: frozenset[str] = frozenset()  # HIP types that are typedefs of another struct tag
     runtime_include: str = "hip/hip_runtime.h"
     runtime_api_include: str = "hip/hip_runtime_api.h"
     runtime_libraries: frozenset[str] = frozenset()
@@ -168,8 +189,8 @@ class RuleSet:
         # csrilu02Info_t keeps its name in HIP but not in rocSPARSE, so --roc needs it scanned too.
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__") or (r.roc and r.roc != n)}
         self.lint_index = build_index(self.structural_lints)
-        self.vocabulary = frozenset({*ported, *self.namespaces, *self.wraps, *self.lints, *self.markers,
-                                     *self.rewrites, *self.arguments, *self.lint_index.by_name})
+        self.vocabulary = frozenset({*ported, *self.namespaces, *self.macros, *self.wraps, *self.lints,
+                                     *self.markers, *self.rewrites, *self.arguments, *self.lint_index.by_name})
         self.unmapped_re = self._compile_unmapped()
         self.roc_type_libraries = frozenset(r.library for r in self.names.values() if r.roc_in)
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]

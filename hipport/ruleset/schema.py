@@ -37,8 +37,11 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "header": (
         {"cuda": STR},
         {"hip": STR, "drop": BOOL, "unsupported": BOOL, "library": STR, "roc": STR, "role": STR,
-         "hip_flat": STR, "roc_flat": STR, "dir_added": STR, "flat_removed": STR, "note": STR},
+         "hip_flat": STR, "roc_flat": STR, "dir_added": STR, "flat_removed": STR, "note": STR,
+         "added": STR, "older": STR},
     ),
+    # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
+    "macro": ({"cuda": STR}, {"hip": STR, "header": STR, "added": STR, "note": STR}),
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
     "symbol_lookup": ({"call": STR}, {"note": STR}),
@@ -87,7 +90,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 # Top-level scalars and lists that are not arrays of rules.
 TOP_LEVEL = {
     "schema": INT, "library": STR, "runtime_include": STR, "runtime_api_include": STR,
-    "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST,
+    "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST, "typedef_names": STR_LIST,
     "cuda_root_variables": STR_LIST,
 }
 
@@ -237,7 +240,8 @@ def validate(data: dict, text: str, path: str) -> None:
 
 # Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
 _KEYED = {"rename": "cuda", "unsupported": "cuda", "header": "cuda", "namespace": "cuda", "wrap_argument": "cuda",
-          "symbol_lookup": "call", "name_lint": "cuda", "rewrite": "cuda", "code": "code", "library_title": "library"}
+          "symbol_lookup": "call", "macro": "cuda", "name_lint": "cuda", "rewrite": "cuda", "code": "code",
+          "library_title": "library"}
 
 
 def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
@@ -313,9 +317,13 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         field_and_problem = (validate_lint if kind == "lint" else validate_rewrite)(entry)
         if field_and_problem is not None:
             raise RuleFileError(path, where.field_line(kind, index, field_and_problem[0]), field_and_problem[1])
-    if kind == "header" and "dir_added" in entry and "hip_flat" not in entry:
-        raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
-                            "'dir_added' needs 'hip_flat', the path older versions use")
+    if kind == "header":
+        if "older" in entry and "added" not in entry:
+            raise RuleFileError(path, where.field_line(kind, index, "older"),
+                                "'older' needs 'added', the first HIP with the 'hip' path")
+        if "dir_added" in entry and "hip_flat" not in entry:
+            raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
+                                "'dir_added' needs 'hip_flat', the path older versions use")
     if entry.get("roc_in", "host") != "host":
         raise RuleFileError(path, where.field_line(kind, index, "roc_in"), "roc_in must be \"host\"")
     column = entry.get("target_column")

@@ -20,4 +20,5 @@ class TreeSettings:
     force: bool = False  # write into a non-empty OUT; rewrite files git has uncommitted changes to
     backup_suffix: str | None = None  # None: none in a clean git tree, .prehip otherwise
     offload_arch: tuple[str, ...] = ()  # (): the rule data's defaults for the target HIP
+    include_dirs: tuple[Path, ...] = ()  # the project's -I directories besides the tree root (--include-dir)
     progress: Callable[[int, int, str], None] | None = None  # (done, total, current file)

@@ -1,0 +1,85 @@
+"""rules/macros.toml against the installed HIP headers: each HIP macro must be defined by the
+HIP header its CUDA header is ported to, or the guarded code would still vanish."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hipport.engine.macros import in_condition
+from hipport.verify import compile_bytes, find_hipcc
+
+INCLUDE_ROOTS = (Path("/usr/include"), Path("/opt/rocm/include"))
+
+
+def _installed(header: str) -> Path | None:
+    return next((root / header for root in INCLUDE_ROOTS if (root / header).is_file()), None)
+
+
+def _checked_pairs(rules) -> list[tuple[str, str, str]]:
+    """(cuda macro, hip macro, hip header) for every rule whose HIP header is installed here."""
+    pairs = []
+    for rule in rules.macros.values():
+        if rule.hip is None or rule.header is None or rule.added:
+            continue  # added: newer than Debian's HIP 5.2, checked against HIP's documentation
+        header = rules.headers[rule.header]
+        target = header.older if header.added else header.hip
+        if target is not None and _installed(target):
+            pairs.append((rule.cuda, rule.hip, target))
+    return pairs
+
+
+def test_every_macro_names_a_header_the_rules_map(rules):
+    for rule in rules.macros.values():
+        if rule.header is not None:
+            assert rule.header in rules.headers, f"{rule.cuda}: <{rule.header}> is not in rules/headers"
+
+
+def test_each_hip_macro_is_defined_in_the_installed_hip_header_itself(rules):
+    pairs = _checked_pairs(rules)
+    if not pairs:
+        pytest.skip("no HIP headers installed here")
+    for cuda, hip, header in pairs:
+        assert _defines(header, hip, set()), f"{cuda} -> {hip}: <{header}> and what it includes do not define it"
+
+
+def _defines(header: str, macro: str, seen: set[str]) -> bool:
+    """Whether header, or a header it includes with <...>, has #define macro."""
+    path = _installed(header)
+    if path is None or header in seen:
+        return False
+    seen.add(header)
+    text = path.read_text(errors="replace")
+    if re.search(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(macro)}\b", text, re.M):
+        return True
+    return any(_defines(m.group(1), macro, seen) for m in re.finditer(r"^[ \t]*#[ \t]*include[ \t]*<([^>]+)>", text, re.M))
+
+
+@pytest.mark.hipcc
+def test_each_hip_macro_is_defined_where_a_ported_file_tests_it(rules):
+    """As a port includes them: the runtime first (HIP's headers need it, see plan_includes)."""
+    hipcc = find_hipcc()
+    if hipcc is None:
+        pytest.fail("hipcc is missing; `make test` installs it")
+    pairs = _checked_pairs(rules)
+    assert len(pairs) >= 15  # the runtime's headers and hipRAND/hipSPARSE are installed here
+    lines = [f"#include <{rules.runtime_include}>"]
+    lines += [f"#include <{header}>" for header in sorted({h for _, _, h in pairs})]
+    lines += [f'#ifndef {hip}\n#error "{cuda} -> {hip} is not defined by <{header}>"\n#endif'
+              for cuda, hip, header in pairs]
+    result = compile_bytes("\n".join(lines).encode() + b"\n", name="macros.hip", hipcc=hipcc)
+    assert result.ok, result.output
+
+
+@pytest.mark.parametrize("text, word, expected", [
+    (b"#if defined(A) && \\\n    B\n", b"B", True),
+    (b"#if X \\\r\n  || Y\r\n", b"Y", True),
+    (b"  #  elif W\n", b"W", True),
+    (b"#ifndef G\n#define G\n", b"G\n", True),
+    (b"#define Q 1\n", b"Q", False),
+    (b"int a; // #if Z\nZ;\n", b"Z;", False),
+    (b"#error E\n", b"E\n", False),
+])
+def test_in_condition(text, word, expected):
+    assert in_condition(text, text.index(word)) is expected
