@@ -1,8 +1,10 @@
 """convert's default output does not change for the sake of the CPU runtime or --fix-warp-size.
 
 tests/data/default-output-digests.json holds a digest of the default port (newest HIP and 5.2,
-launches kept and rewritten) of every fixture input, example and run-corpus program, made with
-the code from before `verify --run` and `--fix-warp-size` existed (main at c5dca74). The same
+launches kept and rewritten) of every fixture input, example and run-corpus program. It was made
+with the code from before `verify --run` and `--fix-warp-size` existed (main at c5dca74), which
+gave the same bytes as the run branch, and regenerated when the branches that change default
+output on purpose (argument rewrites, guard macros, semantic differences) merged. The same
 inputs ported now must give the same bytes. A change that is meant to alter default output
 regenerates the file: HIPPORT_REGEN_DIGESTS=1 pytest tests/test_default_output_unchanged.py
 """
