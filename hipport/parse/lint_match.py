@@ -14,22 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from hipport.parse.lint_context import FUNCTION_NODES, IDENT
+from hipport.parse.lint_literal import LiteralMatchers
 from hipport.parse.lint_semantic import CoordinateMatchers, HandleMatchers
 from hipport.parse.sites import LintHit, NameSite, Role
 from hipport.parse.tree_path import NodePath
 from hipport.ruleset.lintrules import LintIndex, StructuralLint, int_value
 
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Nodes that may stand between a call and the declaration or assignment it feeds.
 CALL_WRAPPERS = {"parenthesized_expression", "cast_expression"}
-COMMUTATIVE = {"&", "|", "^", "*", "+"}
 DEVICE_QUALIFIERS = (b"__global__", b"__device__")
-FUNCTION_NODES = frozenset({"function_definition", "lambda_expression"})
-SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text _scope_text gives
-DECLARATIONS = frozenset({"declaration", "field_declaration"})
 _ASM_TEXT = re.compile(rb'\s*(?:(?:volatile|__volatile__|inline|goto)\s*)*\(\s*((?:"(?:\\.|[^"\\\n])*"\s*)+)')
-_DEFINE_VALUE = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$", re.M)
 
 
 def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
@@ -47,19 +42,16 @@ def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
     return any(q in head for q in DEVICE_QUALIFIERS)
 
 
-class LintMatcher(CoordinateMatchers, HandleMatchers):
+# LiteralMatchers (with ContextReader, its base) comes first: the coordinate and handle mixins declare
+# the ContextReader methods they call as stubs, which must not shadow the real ones.
+class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
     """One file's lint matching; a file parsed in chunks keeps one matcher for all of them."""
 
     def __init__(self, source: bytes, index: LintIndex) -> None:
-        self.source = source
+        super().__init__(source)
         self.index = index
         # Whether an offset is in a comment or literal by lexing; the classifier sets it per tree.
         self.not_code: Callable[[int], bool] | None = None
-        self._macro_values: dict[str, tuple[int, str]] | None = None
-        self._declared: dict[tuple[str, tuple[str, ...]], bool] = {}
-        self._scope_texts: tuple[tuple[int, int], str] | None = None  # the last scope decoded
-        self._file_text: str | None = None
-        self._declarator_counts: dict[int, int] = {}
 
     # -- entry points ------------------------------------------------------------
 
@@ -245,181 +237,9 @@ class LintMatcher(CoordinateMatchers, HandleMatchers):
             return None
         return LintHit(rule.index, start, end, name)
 
-    # -- literal-triggered matchers --------------------------------------------------
-
-    def _binary_operand(self, rule: StructuralLint, path: NodePath, depth: int, value: int) -> LintHit | None:
-        node, parent = path.at(depth), path.at(depth - 1)
-        if path.type_at(depth - 1) != "binary_expression":
-            return None
-        operator = parent.child_by_field_name("operator")
-        op = self._text(operator) if operator is not None else ""
-        if (op, value) not in rule.operators:
-            return None
-        left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
-        if right == node:
-            other = left
-        elif left == node and op in COMMUTATIVE:
-            other = right
-        else:
-            return None
-        assert rule.operand is not None  # validate_lint requires operand for binary-operand
-        if other is None or not self._mentions(self._text(other), rule.operand, path, depth):
-            return None
-        return LintHit(rule.index, parent.start_byte, parent.end_byte, self._text(parent))
-
-    def _loop_bound(self, rule: StructuralLint, path: NodePath, depth: int, value: int) -> LintHit | None:
-        loop = None
-        node = path.at(depth)
-        if rule.position == "condition":
-            if path.type_at(depth - 1) == "binary_expression" and path.type_at(depth - 2) == "for_statement" and \
-                    path.at(depth - 2).child_by_field_name("condition") == path.at(depth - 1):
-                loop = path.at(depth - 2)
-        else:
-            current_type = path.type_at(depth - 1)
-            if current_type in ("init_declarator", "assignment_expression"):
-                owner_at = depth - 2 if current_type == "init_declarator" else depth - 1
-                if owner_at >= 0 and path.type_at(owner_at - 1) == "for_statement" and \
-                        path.at(owner_at - 1).child_by_field_name("initializer") == path.at(owner_at):
-                    loop = path.at(owner_at - 1)
-        if loop is None:
-            return None
-        body = loop.child_by_field_name("body")
-        if body is None or not re.search(rf"\b(?:{rule.calls})\s*\(", self._text(body)):
-            return None
-        return LintHit(rule.index, node.start_byte, node.end_byte, self._text(node))
-
-    def _shared_array(self, rule: StructuralLint, path: NodePath, depth: int, value: int) -> LintHit | None:
-        node, array = path.at(depth), path.at(depth - 1)
-        if path.type_at(depth - 1) != "array_declarator" or array.child_by_field_name("size") != node:
-            return None
-        inner = array.child_by_field_name("declarator")
-        if inner is None or inner.type != "identifier" or path.type_at(depth - 2) == "array_declarator":
-            return None  # a multi-dimensional tile, not one slot per warp
-        declaration = path.at(path.nearest(DECLARATIONS, depth - 2))
-        if declaration is None or b"__shared__" not in self.source[declaration.start_byte:array.start_byte]:
-            return None
-        array_name = self._text(inner)
-        scope = self._scope_text(path, depth)
-        assert rule.subscript is not None  # validate_lint requires subscript for shared-array
-        for m in re.finditer(rf"\b{array_name}\s*\[([^\]]*)\]", scope):
-            if re.search(rule.subscript, m.group(1)):
-                return LintHit(rule.index, node.start_byte, node.end_byte, self._text(node))
-        return None
-
-    def _lexical_binary(self, rule: StructuralLint, body, start: int, end: int, value: int) -> LintHit | None:
-        """`(threadIdx.x & 31)` inside a #define body, judged from the neighbouring tokens."""
-        if rule.match != "binary-operand":
-            return None
-        text = self.source[body.start_byte:start]
-        left_text = text.rstrip()
-        for op, wanted in rule.operators:
-            if wanted != value or not left_text.endswith(op.encode()):
-                continue
-            before = left_text[: -len(op)]
-            if before.endswith((b"&", b"|", b">", b"<", b"=", b"!")) and op not in (">>", "<<"):
-                continue  # &&, ||, comparisons
-            operand_start = _operand_start(before)
-            operand = before[operand_start:].decode("utf-8", "replace")
-            if rule.operand is not None and self._mentions(operand, rule.operand, None):
-                hit_start = body.start_byte + operand_start
-                return LintHit(rule.index, hit_start, end,
-                               " ".join(self.source[hit_start:end].decode("utf-8", "replace").split()))
-        return None
-
-    # -- helpers ---------------------------------------------------------------------
-
-    def _text(self, node) -> str:
-        return " ".join(self.source[node.start_byte:node.end_byte].decode("utf-8", "replace").split())
-
-    def _scope_text(self, path: NodePath, depth: int) -> str:
-        """The text of the function (or macro body) enclosing the node at depth, or of the whole file.
-
-        Decoded once per scope for the hits in a row that share it, and once per file.
-        """
-        found = path.nearest(SCOPE_NODES, depth)
-        if found < 0:
-            if self._file_text is None:
-                self._file_text = self.source.decode("utf-8", "replace")
-            return self._file_text
-        span = path.at(found).byte_range
-        if self._scope_texts is None or self._scope_texts[0] != span:
-            self._scope_texts = (span, self.source[span[0]:span[1]].decode("utf-8", "replace"))
-        return self._scope_texts[1]
-
-    def _declarator_count(self, declaration) -> int:
-        """How many declarators a declaration has; remembered, since `int a = f(), b = f(), ...`
-        would otherwise list them again for every call."""
-        count = self._declarator_counts.get(declaration.start_byte)
-        if count is None:
-            count = self._declarator_counts[declaration.start_byte] = \
-                len(declaration.children_by_field_name("declarator"))
-        return count
-
-    def _mentions(self, text: str, operand: str, path: NodePath | None, depth: int = 0) -> bool:
-        """text names an identifier matching operand, or one assigned from such a name in scope."""
-        names = IDENT.findall(text)
-        if any(re.fullmatch(operand, n) for n in names):
-            return True
-        if path is None:
-            return False
-        scope = self._scope_text(path, depth)
-        for n in set(names):
-            for m in re.finditer(rf"\b{n}\s*=(?!=)([^;]*)", scope):
-                if any(re.fullmatch(operand, source_name) for source_name in IDENT.findall(m.group(1))):
-                    return True
-        return False
-
-    def _declared_type(self, variable: str, types: tuple[str, ...], scope: str) -> str | None:
-        spelled = "|".join(r"\s+".join(map(re.escape, t.split())) for t in sorted(types, key=len, reverse=True))
-        m = re.search(rf"(?<![\w])({spelled})\s+(?:const\s+)?{variable}\s*[;=,)\[]", scope)
-        return " ".join(m.group(1).split()) if m else None
-
-    def _declared_with(self, variable: str, receivers: tuple[str, ...]) -> bool:
-        key = (variable, receivers)
-        known = self._declared.get(key)
-        if known is None:
-            types = "|".join(map(re.escape, receivers))
-            pattern = rf"\b(?:{types})\b\s*(?:const\b\s*)?[&*\s]*(?:const\b\s*)?\b{re.escape(variable)}\b"
-            known = self._declared[key] = re.search(pattern.encode(), self.source) is not None
-        return known
-
-    def _macro_value(self, name: str) -> tuple[int | None, str]:
-        """The value and spelling of an object-like #define of an integer literal in this file."""
-        if self._macro_values is None:
-            self._macro_values = {}
-            for m in _DEFINE_VALUE.finditer(self.source):
-                value = int_value(m.group(2))
-                if value is not None:
-                    self._macro_values[m.group(1).decode("ascii")] = (value, m.group(2).decode("ascii"))
-        return self._macro_values.get(name, (None, ""))
-
 
 def _ends_in_backslash(source: bytes, end: int) -> bool:
     """source[:end].rstrip(b"\\r").endswith(b"\\\\"), without copying the text before end."""
     while end > 0 and source[end - 1] == 0x0D:
         end -= 1
     return end > 0 and source[end - 1] == 0x5C
-
-
-def _operand_start(text: bytes) -> int:
-    """Where the operand that ends text starts: a name chain such as threadIdx.x, or a bracketed group."""
-    i = len(text.rstrip())
-    while i > 0:
-        c = text[i - 1:i]
-        if c in (b")", b"]"):
-            depth, j = 0, i
-            while j > 0:
-                ch = text[j - 1:j]
-                depth += ch in (b")", b"]")
-                depth -= ch in (b"(", b"[")
-                j -= 1
-                if depth == 0:
-                    break
-            i = j
-        elif c.isalnum() or c in (b"_", b"."):
-            i -= 1
-        elif text[max(0, i - 2):i] == b"->":
-            i -= 2
-        else:
-            break
-    return i

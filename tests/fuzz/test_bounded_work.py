@@ -138,7 +138,8 @@ FORBIDDEN = {"parent", "prev_sibling", "next_sibling", "prev_named_sibling", "ne
              "descendant_for_byte_range", "named_descendant_for_byte_range", "first_child_for_byte"}
 
 
-@pytest.mark.parametrize("module", ["treesitter.py", "ts_names.py", "ts_places.py", "lint_match.py"])
+@pytest.mark.parametrize("module", ["treesitter.py", "ts_names.py", "ts_places.py", "lint_match.py",
+                                    "lint_literal.py", "lint_context.py"])
 def test_classifier_asks_the_path_not_the_tree(module):
     tree = ast.parse((PARSE / module).read_text(encoding="utf-8"))
     used = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} & FORBIDDEN)

@@ -1,0 +1,74 @@
+"""The porter's lint and semantic-difference steps: findings (and safe fixes) beyond the renames."""
+from __future__ import annotations
+
+from hipport.diagnostics import Applicability, Edit, Severity
+from hipport.engine.collapse import collapsed_overloads
+from hipport.engine.library_needs import library_needs
+from hipport.engine.lint_findings import lint_outcome
+from hipport.engine.port_state import PortState
+from hipport.engine.semantic_vector import vector_operator_findings
+from hipport.engine.warp_fix import fix_warp_size
+from hipport.parse.sites import LintHit, ParsedFile
+from hipport.ruleset.lintrules import OWN_NAME_SILENCES
+
+
+class LintAndSemanticSteps(PortState):
+    def _lints(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
+        index = self.rules.lint_index
+        hits = list(parsed.lint_hits)
+        for launch in parsed.launches:
+            if launch.in_device_code:
+                hits.extend(LintHit(rule_id, launch.start, launch.config_close, "<<<") for rule_id in index.launch)
+        superseded = set()
+        for hit in hits:
+            rule = index.rules[hit.rule]
+            if self._dropped(hit.start):
+                continue  # the port deletes this code
+            if (hit.own_name or hit.trigger in declared_elsewhere) and rule.match in OWN_NAME_SILENCES:
+                continue
+            if rule.once and rule.index in self.reported_once:
+                continue
+            outcome = lint_outcome(hit, rule, self.target, call_kept=hit.call not in self.rewritten_calls)
+            if outcome is None:
+                continue
+            if self.options.fix_warp_size:
+                outcome = fix_warp_size(outcome, hit, rule, self.source)
+            if rule.once:
+                self.reported_once.add(rule.index)
+            if hit.call is not None:
+                superseded.add(hit.call)
+            if outcome.applicability is Applicability.SAFE:
+                self.edits.append(Edit(outcome.start, outcome.end, outcome.fix.encode("utf-8")))
+            self._finding(outcome.code, outcome.start, outcome.end, outcome.name, outcome.message,
+                          Severity(outcome.severity) if outcome.severity else None, outcome.library,
+                          fix=outcome.fix, applicability=outcome.applicability)
+        for call, finding in self.mask_warnings.items():
+            if call not in superseded:
+                self._finding(*finding)
+
+    def _semantic_differences(self, parsed: ParsedFile) -> None:
+        edits, findings = collapsed_overloads(self.source, parsed, self.rules, self.options.roc)
+        self._insert_after_includes(edits)
+        for f in findings:
+            self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity) if f.severity else None,
+                          fix=f.fix, applicability=f.applicability)
+        for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
+            self._finding("HP436", start, end, path, message, library=library)
+        for v in vector_operator_findings(self.source, self.rules):
+            self._insert_after_includes(v.edits)
+            self._finding(v.code, v.start, v.end, v.name, v.message, Severity(v.severity), v.library,
+                          fix=v.fix, applicability=v.applicability)
+
+    def _insert_after_includes(self, edits) -> None:
+        """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it
+        (order_edits would otherwise order the two insertions by their text)."""
+        for start, end, text in edits:
+            if start == end:
+                for i, edit in enumerate(self.edits):
+                    if edit.start == edit.end == start:
+                        self.edits[i] = Edit(start, start, edit.text + text)
+                        break
+                else:
+                    self.edits.append(Edit(start, end, text))
+            else:
+                self.edits.append(Edit(start, end, text))

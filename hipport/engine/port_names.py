@@ -1,0 +1,249 @@
+"""The porter's name step: apply the rule for each name site (renames, macros, rewrites, argument plans)."""
+from __future__ import annotations
+
+from functools import lru_cache, partial
+
+from hipport.diagnostics import Edit, Severity
+from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
+from hipport.engine.elaborated import elaborated_keyword
+from hipport.engine.macros import in_condition, macro_outcome
+from hipport.engine.pasting import pasted_piece
+from hipport.engine.port_state import PortState
+from hipport.engine.warp import plan_rewrite
+from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
+from hipport.ruleset.argrules import ArgumentRule
+from hipport.ruleset.model import NameRule, RuleSet
+from hipport.versions import format_version, parse_version
+
+# Looked up once: an enum member read through its class costs more than the test itself,
+# and the engine tests a role for every candidate name of every file.
+_USE, _DECLARATION, _NAMESPACE, _MARKER = Role.USE, Role.DECLARATION, Role.NAMESPACE, Role.MARKER
+
+
+class NameRuleSteps(PortState):
+    def _name(self, site: NameSite, declared_elsewhere: frozenset[str]) -> None:
+        rules = self.rules
+        name = site.name
+        role = site.role
+        if self.dropped and self._dropped(site.start):
+            return
+        if role is _MARKER:
+            self.uses_device_code = True
+            return
+        if role is _DECLARATION:
+            if name in rules.vocabulary and name in rules.names:
+                self._finding("HP104", site.start, site.end, name,
+                              f"this file declares its own '{name}', so hipport leaves the uses that "
+                              "refer to it as written")
+            return
+        if (site.shadowed or name in declared_elsewhere) and not site.resolved:
+            return
+        if role is _USE and name in rules.macros and in_condition(self.source, site.start):
+            self._macro(site, rules.macros[name])
+            return
+        if role is _NAMESPACE:
+            namespace = rules.namespaces.get(name)
+            if namespace is not None:
+                self._rename(site, namespace.hip, namespace.library, name)
+            return
+        rule = rules.names.get(name)
+        rewrite = rules.rewrites.get(name)
+        if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
+            self._rewrite(site, rewrite)  # a version-gated rewrite outranks the reference table
+            return
+        argument_rule = self._argument_rule(site, rule) if name in rules.arguments and role is _USE else None
+        if argument_rule is not None and argument_rule.keep_name:
+            self._plan_arguments(site, argument_rule)
+            return
+        if (argument_rule is None and rule is not None and rule.hip == name and not name.startswith("__")
+                and not self._roc_target(site, rule)):
+            return  # scanned for --roc only (csrilu02Info_t is HIP's spelling too)
+        if rule is not None:
+            self._apply_name_rule(site, rule, argument_rule.hip if argument_rule else None)
+        elif argument_rule is not None and argument_rule.hip:
+            self._rename(site, argument_rule.hip, argument_rule.library or "user", name)
+        if argument_rule is not None:
+            self._plan_arguments(site, argument_rule)
+        lint = rules.lints.get(name)
+        if lint is not None:
+            self._finding(lint.code, site.start, site.end, name, lint.message,
+                          Severity(lint.severity) if lint.severity else None)
+        if rule is None and lint is None and name not in rules.namespaces and rules.unmapped_re.match(name):
+            self.result.unmapped[name] += 1
+            self._finding("HP102", site.start, site.end, name,
+                          f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+
+    def _roc_target(self, site: NameSite, rule: NameRule) -> bool:
+        """Whether --roc's spelling applies here (rules/roc-types.toml: value types only in host
+        code of a file that calls a ROC library)."""
+        if not self.options.roc or not rule.roc:
+            return False
+        return rule.roc_in is None or (self.calls_roc and not site.in_device_code)
+    def _macro(self, site: NameSite, rule) -> None:
+        outcome = macro_outcome(rule, self.target)
+        if outcome.replacement is not None:
+            self.result.converted["Macros"] += 1
+            self.result.converted_names[site.name] += 1
+            if outcome.replacement != site.name:
+                self.edits.append(Edit(site.start, site.end, _encoded(outcome.replacement)))
+        if outcome.code is not None:
+            self._finding(outcome.code, site.start, site.end, site.name, outcome.message)
+
+    def _pasted(self, site: PastedNameSite) -> None:
+        piece = pasted_piece(site, self.rules, self.options.roc)
+        names = ", ".join(site.names)
+        if piece is None:
+            self._finding("HP105", site.start, site.end, site.piece,
+                          f"macro '{site.macro}' assembles {names} with ##; port it by hand")
+            return
+        self.uses_runtime_api = True
+        for name in site.names:
+            self.result.converted[self.rules.names[name].library] += 1
+            self.result.converted_names[name] += 1
+        self.edits.append(Edit(site.start, site.end, piece.encode("ascii")))
+
+    def _argument_rule(self, site: NameSite, rule: NameRule | None) -> ArgumentRule | None:
+        candidates = self.rules.arguments[site.name]
+        if self.options.roc:  # a ROC rule may also supply the ROC call the reference table lacks
+            chosen = choose_rule(candidates, site, "roc", self.target)
+            if chosen is not None or (rule is not None and rule.roc):
+                return chosen
+        return choose_rule(candidates, site, "hip", self.target)
+
+    def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
+        plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
+        library = argument_rule.library or (self.rules.names[site.name].library if site.name in self.rules.names
+                                             else None)
+        for finding in findings:
+            self._finding(*finding, library=library)
+        if plan is not None:
+            self.argument_plans.append(plan)
+            self.dropped.extend(dropped_spans(plan))
+
+    def _calls_by_name(self) -> dict[str, list[NameSite]]:
+        if self._calls is None:
+            self._calls = calls_by_name(self.parsed.names if self.parsed else [])
+        return self._calls
+
+    def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
+        name = rule.cuda
+        target = rule.roc if self._roc_target(site, rule) else rule.hip
+        if override is not None:  # an argument rewrite names the call to write, even where the table has none
+            target = override
+        if target is None:
+            library = self.rules.library_titles.get(rule.library, rule.library)
+            hint = f"; use {rule.replacement}" if rule.replacement else ""
+            self._finding("HP101", site.start, site.end, name,
+                          f"'{name}' ({library}) has no HIP equivalent{hint}", library=rule.library)
+            return
+        library = rule.library
+        self._rename(site, target, library, name)
+        if self.calls_roc and not rule.roc and rule.kind == "function" and not site.in_device_code and \
+                library in self.rules.roc_type_libraries:
+            self._finding("HP118", site.start, site.end, name,
+                          f"'{name}' -> '{target}' works on HIP's value type, but under --roc this file's host "
+                          "code uses the ROC library's (rocblas_float_complex, rocblas_half): use that type's "
+                          "own operations or convert", library=library)
+        if library in self.rules.runtime_libraries:
+            self.uses_runtime_api = True
+            if library == "Device_API" and (target != name or name.startswith("__")):
+                self.uses_device_code = True
+        self._version_findings(site, rule, target)
+        wrap = self.rules.wraps.get(name)
+        if wrap is not None:
+            self._wrap_argument(site, wrap)
+
+    def _rename(self, site: NameSite, target: str, library: str, name: str) -> None:
+        self.result.converted[library] += 1
+        self.result.converted_names[name] += 1
+        if target != name:
+            self.edits.append(Edit(site.start, site.end, _encoded(target)))
+            if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
+                keyword = elaborated_keyword(self.source, site.start, site.end)
+                if keyword is not None:
+                    self.edits.append(Edit(keyword, site.start, b""))
+
+    def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
+        if not _has_version_finding(rule, self.target):
+            return  # the usual case, before any message is built
+        wanted = format_version(self.target)
+        use = f"; use {rule.replacement}" if rule.replacement else ""
+        finding = partial(self._finding, library=rule.library)
+        arrow = f"'{rule.cuda}' -> '{target}'"
+        if rule.added and parse_version(rule.added) > self.target:
+            finding("HP201", site.start, site.end, rule.cuda,
+                          f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
+        if rule.removed and parse_version(rule.removed) <= self.target:
+            finding("HP203", site.start, site.end, rule.cuda,
+                    f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}{use}")
+        elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
+            finding("HP202", site.start, site.end, rule.cuda,
+                    f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}")
+        if rule.experimental:
+            finding("HP204", site.start, site.end, rule.cuda,
+                          f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")
+
+    def _wrap_argument(self, site: NameSite, wrap) -> None:
+        arguments = site.arguments
+        if arguments is None or wrap.argument >= len(arguments):
+            self._finding("HP105", site.start, site.end, site.name,
+                          f"'{site.name}' is not called here; wrap its symbol argument in {wrap.wrapper}(...) by hand")
+            return
+        start, end = arguments[wrap.argument]
+        argument = self.source[start:end]
+        if argument.startswith(wrap.wrapper.encode("ascii") + b"(") or is_address(argument):
+            return  # wrapped already, or an address: the wrapper takes the variable itself
+        self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
+        self.edits.append(Edit(end, end, b")"))
+
+    def _rewrite(self, site: NameSite, rewrite) -> None:
+        self.uses_device_code = True
+        outcome = plan_rewrite(site, rewrite, self.target, self.source)
+        self.edits.extend(outcome.edits)
+        for finding in outcome.findings:
+            self._finding(*finding, library=rewrite.library)
+        # Counted like a rename: HP201 (the target is too old and there is no older
+        # form) is a reference the report subtracts from the ported ones.
+        if outcome.edits or outcome.kept or any(f[0] == "HP201" for f in outcome.findings):
+            self.result.converted[rewrite.library] += 1
+            self.result.converted_names[site.name] += 1
+        if not outcome.kept:
+            self.rewritten_calls[site.start] = outcome.dropped_argument
+        if outcome.dropped_argument is not None:
+            self.dropped.append(site.arguments[outcome.dropped_argument])
+        if outcome.needs_define and "define:" + outcome.needs_define not in self.reported_once:
+            self.reported_once.add("define:" + outcome.needs_define)
+            self._finding("HP212", site.start, site.end, site.name, (
+                f"'{site.name}' exists in HIP {format_version(self.target)} only when {outcome.needs_define} is "
+                f"defined before the HIP headers are included (it is the default from HIP "
+                f"{_short(rewrite.default_since)}): compile with -D{outcome.needs_define}"), library=rewrite.library)
+        if outcome.mask_warning is not None:
+            start, end, message = outcome.mask_warning
+            self.mask_warnings[site.start] = ("HP213", start, end, site.name, message)
+
+
+def _calls_roc(parsed: ParsedFile, rules: RuleSet) -> bool:
+    """A name the file uses has a ROC library spelling of its own (cublasCreate: rocblas_create_handle)."""
+    names = rules.names
+    for site in parsed.names:
+        if site.role is _USE and not site.shadowed:
+            rule = names.get(site.name)
+            if rule is not None and rule.roc and rule.roc_in is None:
+                return True
+    return False
+
+
+@lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree
+def _encoded(name: str) -> bytes:
+    return name.encode("ascii")
+
+
+def _has_version_finding(rule: NameRule, target) -> bool:
+    """Whether _version_findings has anything to say about rule at target."""
+    return bool(rule.experimental) or bool(rule.added and parse_version(rule.added) > target) or \
+        bool(rule.removed and parse_version(rule.removed) <= target) or \
+        bool(rule.deprecated and parse_version(rule.deprecated) <= target)
+
+
+def _short(version: str) -> str:
+    return format_version(parse_version(version))

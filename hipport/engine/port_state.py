@@ -1,0 +1,56 @@
+"""The per-file state the porter's steps share, how they add a finding, and the final edit assembly."""
+from __future__ import annotations
+
+from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
+from hipport.engine.arguments import PlannedCall
+from hipport.engine.edits import apply_edits, order_edits
+from hipport.engine.file_result import FileResult
+from hipport.options import Options
+from hipport.parse.sites import NameSite, ParsedFile
+from hipport.ruleset.model import RuleSet
+
+
+class PortState:
+    def __init__(self, source: bytes, rules: RuleSet, options: Options, result: FileResult) -> None:
+        self.source = source
+        self.rules = rules
+        self.options = options
+        self.result = result
+        self.target = options.hip_version or rules.newest_hip
+        self.edits: list[Edit] = []
+        self.uses_device_code = False
+        self.uses_runtime_api = False
+        self.rewritten_calls: dict[int, int | None] = {}  # call name start -> argument the rewrite dropped
+        self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes
+        self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
+        self.reported_once: set = set()
+        self.calls_roc = False  # --roc, and the file uses a ROC library: its value types are ROC's too
+        self.argument_plans: list[PlannedCall] = []
+        self.parsed: ParsedFile | None = None
+        self._calls: dict[str, list[NameSite]] | None = None
+
+    def _dropped(self, offset: int) -> bool:
+        return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)
+
+    # -- output ----------------------------------------------------------------
+
+    def _finding(self, code: str, start: int, end: int, name: str, message: str,
+                 severity: Severity | None = None, library: str | None = None,
+                 fix: str | None = None, applicability: Applicability | None = None) -> None:
+        info = self.rules.codes.get(code)
+        if severity is None:
+            severity = Severity(info.severity) if info else Severity.WARNING
+        self.result.findings.append(Finding(code, severity, start, end, name, message, library=library,
+                                            fix=fix, applicability=applicability))
+
+    def _finish(self) -> None:
+        ordered, rejected = order_edits(self.edits)
+        for edit in rejected:
+            self._finding("HP902", edit.start, edit.end, "",
+                          "two rewrites overlap here; the later one was skipped")
+        self.result.edits = ordered
+        self.result.output = apply_edits(self.source, ordered)
+        if self.result.findings:  # most files have none, and then no line index is needed
+            self.result.findings.sort(key=lambda f: (f.start, f.code))
+            assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
+
