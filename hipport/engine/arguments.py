@@ -58,7 +58,8 @@ def choose_rule(rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: st
 
 
 def plan_call(site: NameSite, rule: ArgumentRule, source: bytes,
-              calls_by_name: dict[str, list[NameSite]]) -> tuple[PlannedCall | None, list[tuple]]:
+              calls_by_name: dict[str, list[NameSite]]
+              ) -> tuple[PlannedCall | None, list[tuple[str, int, int, str, str]]]:
     """Check the rewrite can be made here; (plan, findings). No plan: the findings say why."""
     name = site.name
     if rule.arguments is None:
@@ -88,7 +89,7 @@ def plan_call(site: NameSite, rule: ArgumentRule, source: bytes,
         return None, [("HP105", site.start, site.end, name,
                        f"'{name}' takes other arguments in HIP, and hipport cannot rewrite this call ({problem}); "
                        f"rewrite it by hand{hint}")]
-    findings = []
+    findings: list[tuple[str, int, int, str, str]] = []
     meaningful = [] if "*" in rule.silent_values else \
         [texts[i].decode("utf-8", "replace").strip() for i in dropped
          if texts[i].decode("utf-8", "replace").strip() not in rule.silent_values]

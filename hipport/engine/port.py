@@ -9,7 +9,7 @@ from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launches
 from hipport.engine.members import member_rewrites
 from hipport.engine.port_checks import LintAndSemanticSteps
-from hipport.engine.port_names import NameRuleSteps, _calls_roc, _encoded
+from hipport.engine.port_names import NameRuleSteps, calls_roc_library, encoded_name
 from hipport.engine.strings import string_outcomes
 from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
@@ -65,17 +65,17 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         # from the backend); a project header's macros hide them in the whole file.
         self.parsed = parsed
         if self.options.roc:
-            self.calls_roc = _calls_roc(parsed, self.rules)
+            self.calls_roc = calls_roc_library(parsed, self.rules)
         for site in parsed.names:
             self._name(site, declared_elsewhere)
         for pasted in parsed.pasted:
             self._pasted(pasted)
         if parsed.strings:
-            for site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
+            for string_site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
                 if target is not None:
-                    self.edits.append(Edit(site.start, site.end, _encoded(target)))
+                    self.edits.append(Edit(string_site.start, string_site.end, encoded_name(target)))
                 if lookup is not None:
-                    self._finding("HP119", site.start, site.end, site.name, lookup)
+                    self._finding("HP119", string_site.start, string_site.end, string_site.name, lookup)
         self._lints(parsed, declared_elsewhere)
         launches = parsed.launches
         if self.options.launch_syntax == "hip":  # #define bodies are text to the parser: read them here

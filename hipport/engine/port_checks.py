@@ -38,6 +38,7 @@ class LintAndSemanticSteps(PortState):
             if hit.call is not None:
                 superseded.add(hit.call)
             if outcome.applicability is Applicability.SAFE:
+                assert outcome.fix is not None  # lint_outcome rates a fix, never its absence, SAFE
                 self.edits.append(Edit(outcome.start, outcome.end, outcome.fix.encode("utf-8")))
             self._finding(outcome.code, outcome.start, outcome.end, outcome.name, outcome.message,
                           Severity(outcome.severity) if outcome.severity else None, outcome.library,

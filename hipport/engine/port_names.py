@@ -1,7 +1,7 @@
 """The porter's name step: apply the rule for each name site (renames, macros, rewrites, argument plans)."""
 from __future__ import annotations
 
-from functools import lru_cache, partial
+from functools import cache, partial
 
 from hipport.diagnostics import Edit, Severity
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
@@ -85,7 +85,7 @@ class NameRuleSteps(PortState):
             self.result.converted["Macros"] += 1
             self.result.converted_names[site.name] += 1
             if outcome.replacement != site.name:
-                self.edits.append(Edit(site.start, site.end, _encoded(outcome.replacement)))
+                self.edits.append(Edit(site.start, site.end, encoded_name(outcome.replacement)))
         if outcome.code is not None:
             self._finding(outcome.code, site.start, site.end, site.name, outcome.message)
 
@@ -157,7 +157,7 @@ class NameRuleSteps(PortState):
         self.result.converted[library] += 1
         self.result.converted_names[name] += 1
         if target != name:
-            self.edits.append(Edit(site.start, site.end, _encoded(target)))
+            self.edits.append(Edit(site.start, site.end, encoded_name(target)))
             if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
                 keyword = elaborated_keyword(self.source, site.start, site.end)
                 if keyword is not None:
@@ -210,6 +210,7 @@ class NameRuleSteps(PortState):
         if not outcome.kept:
             self.rewritten_calls[site.start] = outcome.dropped_argument
         if outcome.dropped_argument is not None:
+            assert site.arguments is not None  # an argument is dropped only from a call
             self.dropped.append(site.arguments[outcome.dropped_argument])
         if outcome.needs_define and "define:" + outcome.needs_define not in self.reported_once:
             self.reported_once.add("define:" + outcome.needs_define)
@@ -222,7 +223,7 @@ class NameRuleSteps(PortState):
             self.mask_warnings[site.start] = ("HP213", start, end, site.name, message)
 
 
-def _calls_roc(parsed: ParsedFile, rules: RuleSet) -> bool:
+def calls_roc_library(parsed: ParsedFile, rules: RuleSet) -> bool:
     """A name the file uses has a ROC library spelling of its own (cublasCreate: rocblas_create_handle)."""
     names = rules.names
     for site in parsed.names:
@@ -233,8 +234,8 @@ def _calls_roc(parsed: ParsedFile, rules: RuleSet) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)  # rule targets only: one bytes object per name, not per edit, in a big tree
-def _encoded(name: str) -> bytes:
+@cache  # rule targets only: one bytes object per name, not per edit, in a big tree
+def encoded_name(name: str) -> bytes:
     return name.encode("ascii")
 
 
