@@ -24,6 +24,8 @@ _SEPARATOR = re.compile(r"\s*,\s*")
 _VOID_CAST = re.compile(rb"\(\s*(?:const\s+)?void\s*\*\s*\)|(?:reinterpret|static|const)_cast\s*<\s*(?:const\s+)?"
                         rb"void\s*\*\s*>|HIP_SYMBOL\s*\(")
 _NULL = re.compile(rb"nullptr|NULL|0")
+_VOID_POINTER_CAST = re.compile(rb"(?:\(\s*(?:const\s+)?void\s*(?P<stars>(?:\*\s*)+)\)"
+                                rb"|(?:reinterpret|static|const)_cast\s*<\s*(?:const\s+)?void\s*(?P<stars2>(?:\*\s*)+)>)")
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 
@@ -205,7 +207,14 @@ def _already(text: bytes, cast: str, source: bytes) -> bool:
     text = text.strip()
     if "void" not in cast:
         return text.startswith(b"reinterpret_cast<" + cast.encode("ascii") + b">")
-    if _VOID_CAST.match(text) or _NULL.fullmatch(text):
+    if _NULL.fullmatch(text):
+        return True
+    written = _VOID_POINTER_CAST.match(text)
+    if written is not None:
+        # Any object pointer converts to void*, but void** only comes from a void** (or a cast to it).
+        stars = (written.group("stars") or written.group("stars2")).count(b"*")
+        return stars == cast.count("*") or cast.count("*") == 1
+    if _VOID_CAST.match(text):
         return True
     if _IDENT.fullmatch(text):  # a variable this file declares as a void pointer
         return re.search(rb"\bvoid\s*\*\s*(?:const\s+)?" + re.escape(text) + rb"\s*[=;,)]", source) is not None
