@@ -3,6 +3,7 @@
 Nothing is written here. It sits above hipport.tree (a named tree gets the
 selection convert makes) and below check, report and shim.
 """
+
 from __future__ import annotations
 
 import errno

@@ -3,6 +3,7 @@
 The work is below: hipport.porting (one file), hipport.analysis (files and
 trees in memory), hipport.tree (a tree on disk) and hipport.report.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,13 +19,25 @@ from hipport.ruleset.model import RuleSet
 if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
     from hipport.tree.settings import TreeSettings
 
-__all__ = ["SOURCE_SUFFIXES", "FileResult", "PortError", "TreeRun", "analyze", "convert_tree",
-           "convert_tree_in_place", "missing_path_message", "port_bytes", "port_file", "report_for",
-           "source_files"]
+__all__ = [
+    "SOURCE_SUFFIXES",
+    "FileResult",
+    "PortError",
+    "TreeRun",
+    "analyze",
+    "convert_tree",
+    "convert_tree_in_place",
+    "missing_path_message",
+    "port_bytes",
+    "port_file",
+    "report_for",
+    "source_files",
+]
 
 
-def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
-                 settings: TreeSettings | None = None) -> TreeRun:
+def convert_tree(
+    src: Path, out: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None
+) -> TreeRun:
     """Mirror src into out: sources ported, build files migrated, the rest copied (hipport.tree).
 
     A source's result lets its source and output bytes go once they are written, unless the run
@@ -34,8 +47,7 @@ def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
     return run(src, out, rules, options, settings)
 
 
-def convert_tree_in_place(src: Path, rules: RuleSet, options: Options,
-                          settings: TreeSettings | None = None) -> TreeRun:
+def convert_tree_in_place(src: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None) -> TreeRun:
     """Port src's sources and build files in place, atomically, after git-state checks (hipport.tree)."""
     from hipport.tree.run import convert_tree_in_place as run
 

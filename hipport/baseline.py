@@ -5,6 +5,7 @@ Entries match on (path, code, fingerprint). Fingerprints leave out line numbers
 known finding does not make it new. Matching counts occurrences: if a file had
 two identical findings and now has three, one is reported.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,12 +23,14 @@ class BaselineError(Exception):
 
 def write_baseline(path: Path, results) -> int:
     entries = sorted(
-        ({"path": r.path, "code": f.code, "fingerprint": f.fingerprint, "name": f.name, "line": f.line}
-         for r in results for f in r.findings),
+        (
+            {"path": r.path, "code": f.code, "fingerprint": f.fingerprint, "name": f.name, "line": f.line}
+            for r in results
+            for f in r.findings
+        ),
         key=lambda e: (e["path"], e["line"], e["code"], e["fingerprint"]),
     )
-    document = {"schema": BASELINE_SCHEMA, "tool": {"name": "hipport", "version": __version__},
-                "findings": entries}
+    document = {"schema": BASELINE_SCHEMA, "tool": {"name": "hipport", "version": __version__}, "findings": entries}
     from hipport.emit.writer import write_atomic  # here: the hook that only reads a baseline skips tempfile
 
     write_atomic(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))

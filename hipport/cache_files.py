@@ -9,6 +9,7 @@ classes the cache is known to hold (so a file this user's own account was
 tricked into storing, say a CI cache restored from an untrusted branch, still
 cannot name os.system). A file that fails either check is a cache miss.
 """
+
 from __future__ import annotations
 
 import os

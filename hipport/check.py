@@ -2,6 +2,7 @@
 
 Nothing is written. This is what the pre-commit hook runs on every commit.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -31,8 +32,9 @@ class CheckRun:
         return reaches((f for _, f in self.findings()), fail_on)
 
 
-def run_check(paths: list[Path], rules: RuleSet, options: Options, policy: Policy = Policy(),
-              baseline: Counter | None = None) -> CheckRun:
+def run_check(
+    paths: list[Path], rules: RuleSet, options: Options, policy: Policy = Policy(), baseline: Counter | None = None
+) -> CheckRun:
     tree = analyze(paths, rules, options)
     run = CheckRun(results=tree.results, errors=tree.errors)
     for result in run.results:
@@ -54,8 +56,10 @@ def split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
 
 def text_lines(run: CheckRun, quiet: bool) -> tuple[list[str], str | None]:
     """The text format: a line per finding, sorted (stdout), and the summary line (stderr) unless quiet."""
-    lines = [format_line(path, finding) for path, finding in
-             sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code))]
+    lines = [
+        format_line(path, finding)
+        for path, finding in sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code))
+    ]
     if quiet:
         return lines, None
     counts = {"error": 0, "warning": 0, "info": 0}
@@ -66,6 +70,7 @@ def text_lines(run: CheckRun, quiet: bool) -> tuple[list[str], str | None]:
         hidden.append(f"{run.suppressed} suppressed")
     if run.baselined:
         hidden.append(f"{run.baselined} in baseline")
-    return lines, (f"hipport check: {len(run.results)} file(s); {counts['error']} error(s), "
-                   f"{counts['warning']} warning(s), {counts['info']} info"
-                   + (f" ({', '.join(hidden)})" if hidden else ""))
+    return lines, (
+        f"hipport check: {len(run.results)} file(s); {counts['error']} error(s), "
+        f"{counts['warning']} warning(s), {counts['info']} info" + (f" ({', '.join(hidden)})" if hidden else "")
+    )

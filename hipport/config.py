@@ -3,6 +3,7 @@
 The closest pyproject.toml that has a [tool.hipport] table wins, searched from
 the current directory upwards, as ruff does. Command-line flags override it.
 """
+
 from __future__ import annotations
 
 import re
@@ -136,10 +137,19 @@ class Settings:
     port_strings: bool = False
 
 
-def merge(config: Config, *, hip_version: str | None = None, launch_syntax: str | None = None,
-          roc: bool | None = None, rules: tuple[Path, ...] = (), select: tuple[str, ...] = (),
-          ignore: tuple[str, ...] = (), fail_on: str | None = None, baseline: Path | None = None,
-          port_strings: bool | None = None) -> Settings:
+def merge(
+    config: Config,
+    *,
+    hip_version: str | None = None,
+    launch_syntax: str | None = None,
+    roc: bool | None = None,
+    rules: tuple[Path, ...] = (),
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+    fail_on: str | None = None,
+    baseline: Path | None = None,
+    port_strings: bool | None = None,
+) -> Settings:
     """Flags win over the config; rule files add up, the user's last so they take precedence."""
     return Settings(
         hip_version=hip_version or config.hip_version,

@@ -1,4 +1,5 @@
 """The one model every finding and edit in hipport goes through."""
+
 from __future__ import annotations
 
 import hashlib
@@ -134,8 +135,9 @@ def assign_positions_and_fingerprints(findings: list[Finding], index: LineIndex)
         key = (finding.code, finding.name, text)
         occurrence = seen[key]
         seen[key] += 1
-        digest = hashlib.sha256(b"\0".join([finding.code.encode(), finding.name.encode(), text,
-                                             str(occurrence).encode()]))
+        digest = hashlib.sha256(
+            b"\0".join([finding.code.encode(), finding.name.encode(), text, str(occurrence).encode()])
+        )
         finding.fingerprint = digest.hexdigest()[:16]
 
 
@@ -149,4 +151,4 @@ def _fingerprinted_text(index: LineIndex, finding: Finding) -> bytes:
     end = index.starts[finding.line] if finding.line < len(index.starts) else len(index.source)
     if end - start <= _LONG_LINE:
         return index.line_text(finding.line)
-    return index.source[max(start, finding.start - _WINDOW):min(end, max(finding.start, finding.end) + _WINDOW)]
+    return index.source[max(start, finding.start - _WINDOW) : min(end, max(finding.start, finding.end) + _WINDOW)]

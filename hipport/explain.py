@@ -1,4 +1,5 @@
 """What the rule set knows about a name: `hipport explain` and `hipport rules`."""
+
 from __future__ import annotations
 
 import difflib
@@ -21,27 +22,51 @@ def explain(name: str, rules: RuleSet) -> dict:
             entries.append(_name_entry(other, rules))
     header = rules.headers.get(name)
     if header is not None:
-        entries.append({"kind": "header", "cuda": header.cuda, "hip": header.hip, "drop": header.drop,
-                        "library": header.library, "roc": header.roc, "flat_path": header.hip_flat,
-                        "roc_flat_path": header.roc_flat, "dir_added": header.dir_added,
-                        "flat_removed": header.flat_removed,
-                        "rule_file": header.origin.path})
+        entries.append(
+            {
+                "kind": "header",
+                "cuda": header.cuda,
+                "hip": header.hip,
+                "drop": header.drop,
+                "library": header.library,
+                "roc": header.roc,
+                "flat_path": header.hip_flat,
+                "roc_flat_path": header.roc_flat,
+                "dir_added": header.dir_added,
+                "flat_removed": header.flat_removed,
+                "rule_file": header.origin.path,
+            }
+        )
     namespace = rules.namespaces.get(name)
     if namespace is not None:
-        entries.append({"kind": "namespace", "cuda": namespace.cuda, "hip": namespace.hip,
-                        "library": namespace.library, "rule_file": namespace.origin.path})
+        entries.append(
+            {
+                "kind": "namespace",
+                "cuda": namespace.cuda,
+                "hip": namespace.hip,
+                "library": namespace.library,
+                "rule_file": namespace.origin.path,
+            }
+        )
     lint = rules.lints.get(name)
     if lint is not None and rule is None:
-        entries.append({"kind": "lint", "cuda": name, "code": lint.code, "message": lint.message,
-                        "rule_file": lint.origin.path})
+        entries.append(
+            {"kind": "lint", "cuda": name, "code": lint.code, "message": lint.message, "rule_file": lint.origin.path}
+        )
     rewrite = rules.rewrites.get(name)
     if rewrite is not None:  # version-gated rewrites outrank the reference table: listed first
         entries.insert(0, _rewrite_entry(rewrite))
     for structural in rules.structural_lints:
         if name in structural.names:
-            entries.append({"kind": "lint", "cuda": name, "code": structural.code,
-                            "message": structural.message.replace("{name}", name),
-                            "rule_file": cast(Origin, structural.origin).path})
+            entries.append(
+                {
+                    "kind": "lint",
+                    "cuda": name,
+                    "code": structural.code,
+                    "message": structural.message.replace("{name}", name),
+                    "rule_file": cast(Origin, structural.origin).path,
+                }
+            )
     result = {"name": name, "known": bool(entries), "entries": entries}
     if not entries:
         pool = set(rules.names) | {r.hip for r in rules.names.values() if r.hip} | set(rules.headers)
@@ -70,11 +95,20 @@ def _rewrite_entry(rewrite) -> dict:
         dropped = f" without argument {rewrite.drop_argument + 1}" if rewrite.drop_argument is not None else ""
         arguments = f" with arguments ({rewrite.older_arguments})" if rewrite.older_arguments else ""
         older = f"before HIP {rewrite.since}: {rewrite.older}{dropped}{arguments} (HP211)"
-    data = {"kind": "rewrite", "cuda": rewrite.cuda, "hip": rewrite.hip, "added": rewrite.since,
-            "library": rewrite.library, "rewrite": older, "rule_file": rewrite.origin.path}
+    data = {
+        "kind": "rewrite",
+        "cuda": rewrite.cuda,
+        "hip": rewrite.hip,
+        "added": rewrite.since,
+        "library": rewrite.library,
+        "rewrite": older,
+        "rule_file": rewrite.origin.path,
+    }
     if rewrite.enable_define:
-        data["note"] = (f"from HIP {rewrite.since} until {rewrite.default_since} HIP declares it only with "
-                        f"-D{rewrite.enable_define} (HP212); takes precedence over the reference table")
+        data["note"] = (
+            f"from HIP {rewrite.since} until {rewrite.default_since} HIP declares it only with "
+            f"-D{rewrite.enable_define} (HP212); takes precedence over the reference table"
+        )
     else:
         data["note"] = "takes precedence over the reference table"
     return data
@@ -87,14 +121,30 @@ def render_explain(result: dict) -> str:
             lines.append("did you mean: " + ", ".join(result["suggestions"]))
         return "\n".join(lines)
     lines = []
-    labels = [("library", "library"), ("kind", "kind"), ("section", "section"), ("hip", "HIP"),
-              ("roc", "ROC"), ("added", "HIP added"), ("deprecated", "HIP deprecated"),
-              ("removed", "HIP removed"), ("experimental", "HIP experimental"), ("cuda_added", "CUDA added"),
-              ("cuda_deprecated", "CUDA deprecated"), ("cuda_removed", "CUDA removed"), ("rewrite", "rewrite"),
-              ("note", "note"), ("drop", "dropped"), ("flat_path", "older flat path"),
-              ("roc_flat_path", "older ROC path"), ("dir_added", "directory path in"),
-              ("flat_removed", "flat path gone in"), ("code", "code"), ("message", "message"),
-              ("rule_file", "rule file")]
+    labels = [
+        ("library", "library"),
+        ("kind", "kind"),
+        ("section", "section"),
+        ("hip", "HIP"),
+        ("roc", "ROC"),
+        ("added", "HIP added"),
+        ("deprecated", "HIP deprecated"),
+        ("removed", "HIP removed"),
+        ("experimental", "HIP experimental"),
+        ("cuda_added", "CUDA added"),
+        ("cuda_deprecated", "CUDA deprecated"),
+        ("cuda_removed", "CUDA removed"),
+        ("rewrite", "rewrite"),
+        ("note", "note"),
+        ("drop", "dropped"),
+        ("flat_path", "older flat path"),
+        ("roc_flat_path", "older ROC path"),
+        ("dir_added", "directory path in"),
+        ("flat_removed", "flat path gone in"),
+        ("code", "code"),
+        ("message", "message"),
+        ("rule_file", "rule file"),
+    ]
     for entry in result["entries"]:
         title = entry.get("cuda", result["name"])
         status = "" if entry.get("supported", True) else "  (no HIP equivalent)"
@@ -132,8 +182,12 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
             ref_unsupported_ok[library] += 1
     table = []
     for library in sorted(set(total) | set(ref_total)):
-        row = {"library": library, "names": total[library], "mapped": mapped[library],
-               "unsupported": total[library] - mapped[library]}
+        row = {
+            "library": library,
+            "names": total[library],
+            "mapped": mapped[library],
+            "unsupported": total[library] - mapped[library],
+        }
         if reference_rows is not None:
             known = ref_mapped_ok[library] + ref_unsupported_ok[library]
             row["reference_rows"] = ref_total[library]
@@ -148,8 +202,9 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
     return table
 
 
-def list_names(rules: RuleSet, library: str | None = None, kind: str | None = None,
-               status: str = "all", newer_than=None) -> list[dict]:
+def list_names(
+    rules: RuleSet, library: str | None = None, kind: str | None = None, status: str = "all", newer_than=None
+) -> list[dict]:
     """Name rules as rows, filtered: status is all, mapped or unsupported; newer_than
     keeps mappings whose HIP name was added after that version (what a target lacks)."""
     rows = []
@@ -163,7 +218,17 @@ def list_names(rules: RuleSet, library: str | None = None, kind: str | None = No
             continue
         if newer_than is not None and not (rule.added and parse_version(rule.added) > newer_than):
             continue
-        rows.append({"cuda": rule.cuda, "hip": rule.hip, "roc": rule.roc, "library": rule.library,
-                     "kind": rule.kind, "added": rule.added, "deprecated": rule.deprecated,
-                     "removed": rule.removed, "origin": rule.origin.path})
+        rows.append(
+            {
+                "cuda": rule.cuda,
+                "hip": rule.hip,
+                "roc": rule.roc,
+                "library": rule.library,
+                "kind": rule.kind,
+                "added": rule.added,
+                "deprecated": rule.deprecated,
+                "removed": rule.removed,
+                "origin": rule.origin.path,
+            }
+        )
     return rows

@@ -7,6 +7,7 @@ its own. So the identity adds the stat signature (path, size, mtime) of every
 module of the package: a stat per module, no reads, and an installed wheel's
 files never change, so its identity is as stable as its version.
 """
+
 from __future__ import annotations
 
 import functools

@@ -15,6 +15,7 @@ what its users wait for. Two things here are for them:
   something: a flush that fails (a closed pipe: Python reports it its own way),
   or a thread still running.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -67,9 +68,17 @@ def _status(code) -> int | None:
 
 # -- `hipport check` without click -------------------------------------------------------
 
-_VALUED = {"--fail-on": "fail_on", "--hip-version": "hip_version", "--select": "select", "--ignore": "ignore",
-           "--rules": "rules", "--baseline": "baseline", "--config": "config", "--format": "format",
-           "--mode": "mode"}
+_VALUED = {
+    "--fail-on": "fail_on",
+    "--hip-version": "hip_version",
+    "--select": "select",
+    "--ignore": "ignore",
+    "--rules": "rules",
+    "--baseline": "baseline",
+    "--config": "config",
+    "--format": "format",
+    "--mode": "mode",
+}
 _REPEATABLE = {"select", "ignore", "rules"}
 _FAIL_ON = ("error", "warning", "info", "never")
 
@@ -103,8 +112,12 @@ def plain_check_arguments(argv: list[str]) -> dict | None:
             return None  # given twice: the last one wins in click; not worth copying
         else:
             given[key] = value
-    ok = (given["paths"] and given.get("format", "text") == "text" and given.get("mode", "port") == "port"
-          and given.get("fail_on", "error") in _FAIL_ON)
+    ok = (
+        given["paths"]
+        and given.get("format", "text") == "text"
+        and given.get("mode", "port") == "port"
+        and given.get("fail_on", "error") in _FAIL_ON
+    )
     paths = [*given["paths"], *([given["baseline"]] if "baseline" in given else [])]
     config = given.get("config")
     if config is not None and not os.path.isfile(config):
@@ -137,11 +150,15 @@ def _plain_check(argv: list[str]) -> int | None:
 
     try:
         config = given.get("config")
-        settings = merge(load_config(Path(config) if config is not None else find_config()),
-                         hip_version=given.get("hip_version"), rules=tuple(Path(r) for r in given["rules"]),
-                         select=_split(given["select"]), ignore=_split(given["ignore"]),
-                         fail_on=given.get("fail_on"),
-                         baseline=Path(given["baseline"]) if "baseline" in given else None)
+        settings = merge(
+            load_config(Path(config) if config is not None else find_config()),
+            hip_version=given.get("hip_version"),
+            rules=tuple(Path(r) for r in given["rules"]),
+            select=_split(given["select"]),
+            ignore=_split(given["ignore"]),
+            fail_on=given.get("fail_on"),
+            baseline=Path(given["baseline"]) if "baseline" in given else None,
+        )
         version = parse_version(settings.hip_version) if settings.hip_version else None
         options = Options(hip_version=version, launch_syntax=settings.launch_syntax, roc=settings.roc)
         rules = load_rules([Path(p) for p in settings.rules])
@@ -164,8 +181,13 @@ def _run_plain_check(given: dict, settings, options, rules, known) -> int:
     from hipport.policy import Policy
 
     print_names_as_bytes()
-    run = run_check([Path(p) for p in given["paths"]], rules, options,
-                    Policy(settings.select, settings.ignore, settings.severity), known)
+    run = run_check(
+        [Path(p) for p in given["paths"]],
+        rules,
+        options,
+        Policy(settings.select, settings.ignore, settings.severity),
+        known,
+    )
     lines, summary = text_lines(run, given["quiet"])
     _echo([f"hipport: {message}" for message in run.errors], sys.stderr)
     _echo(lines, sys.stdout)

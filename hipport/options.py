@@ -1,4 +1,5 @@
 """Settings that change what a port produces (and so key the cache)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

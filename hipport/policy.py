@@ -2,6 +2,7 @@
 
 Codes match by prefix, as in ruff: "HP2" selects every version finding.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -3,6 +3,7 @@
 It sits below tree/, check, report and shim so that none of them reaches up to
 hipport.api (the public facade) for it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,8 +22,9 @@ class PortError(Exception):
     """A problem with the user's input or output paths: reported in one line."""
 
 
-def port_file(path: Path, rules: RuleSet, options: Options, display: str | None = None,
-              headers: ProjectHeaders | None = None) -> FileResult:
+def port_file(
+    path: Path, rules: RuleSet, options: Options, display: str | None = None, headers: ProjectHeaders | None = None
+) -> FileResult:
     try:
         source = Path(path).read_bytes()
     except OSError as exc:
@@ -31,16 +33,23 @@ def port_file(path: Path, rules: RuleSet, options: Options, display: str | None 
     return port_bytes(source, rules, options, display or str(path), path, headers.macros_visible_in(path, source))
 
 
-def port_bytes(source: bytes, rules: RuleSet, options: Options, display: str, path: Path | str | None = None,
-               declared: frozenset[str] = frozenset()) -> FileResult:
+def port_bytes(
+    source: bytes,
+    rules: RuleSet,
+    options: Options,
+    display: str,
+    path: Path | str | None = None,
+    declared: frozenset[str] = frozenset(),
+) -> FileResult:
     """Port bytes read from path (the parser backend may need the file itself), shown as display."""
     if options.mode == "shim":
         # Imported here: only --mode shim needs it, and a pre-commit check's start-up should not pay for it.
         from hipport.engine.shim_mode import convert_file_result
 
         return convert_file_result(source, rules, options, path=display, declared_elsewhere=declared)
-    return port_source(source, rules, options, path=display, backend=backend_for(options, path or display),
-                       declared_elsewhere=declared)
+    return port_source(
+        source, rules, options, path=display, backend=backend_for(options, path or display), declared_elsewhere=declared
+    )
 
 
 @dataclass

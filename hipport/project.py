@@ -12,6 +12,7 @@ Each path probed is looked at once per run too, and what was found there is kept
 (found): the answer depends on those paths and nothing else, which is what lets
 the tree index (hipport.tree.index) know when a file's macros may have changed.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,12 @@ INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\r\n]+)"|<([^>\r\n]+)
 
 def include_names(source: bytes) -> tuple[str, ...]:
     """The names a file includes, in order: "x.h" as x.h, <x.h> as <x.h>."""
-    return tuple(m.group(1).decode("utf-8", "replace") if m.group(1) is not None
-                 else "<" + m.group(2).decode("utf-8", "replace") + ">" for m in INCLUDE.finditer(source))
+    return tuple(
+        m.group(1).decode("utf-8", "replace")
+        if m.group(1) is not None
+        else "<" + m.group(2).decode("utf-8", "replace") + ">"
+        for m in INCLUDE.finditer(source)
+    )
 
 
 class ProjectHeaders:
@@ -98,7 +103,7 @@ class ProjectHeaders:
         if known is None:
             tried: list[str] = []
             header = None
-            for base in (self.include_dirs if angled else (directory, *self.include_dirs)):
+            for base in self.include_dirs if angled else (directory, *self.include_dirs):
                 candidate = base / name
                 tried.append(str(candidate))
                 if self._is_file(tried[-1]):
@@ -121,8 +126,9 @@ class ProjectHeaders:
         return info is not None
 
 
-def project_include_dirs(root: Path, extra: tuple[Path, ...] = (), compile_commands: Path | None = None
-                         ) -> tuple[Path, ...]:
+def project_include_dirs(
+    root: Path, extra: tuple[Path, ...] = (), compile_commands: Path | None = None
+) -> tuple[Path, ...]:
     """The directories a project's <angled> includes are found in: the tree root, the
     --include-dir ones, and a compile database's -I/-iquote directories inside the root (outside
     it they are CUDA's, a library's or the system's, whose macros are not the project's)."""
@@ -149,5 +155,5 @@ def _include_flags(flags: tuple[str, ...]) -> list[str]:
             if flag == option and index + 1 < len(flags):
                 found.append(os.path.normpath(flags[index + 1]))
             elif flag.startswith(option) and len(flag) > len(option) and not flag.startswith("-isystem"):
-                found.append(os.path.normpath(flag[len(option):]))
+                found.append(os.path.normpath(flag[len(option) :]))
     return found

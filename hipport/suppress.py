@@ -4,6 +4,7 @@ Like ruff's noqa, a suppression must name its codes, so that a new kind of
 problem on the same line is still reported. A suppression that matches nothing
 is reported too: stale ones would otherwise hide the next real finding.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,9 +14,7 @@ from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_a
 
 # Anchored on a comment opener so that the text inside a string literal that
 # merely mentions the syntax (as this docstring does) is unlikely to match.
-DIRECTIVE = re.compile(
-    rb"(?://|/\*)[ \t]*hipport:[ \t]*(?P<kind>file-ignore|ignore)\b(?:\[(?P<codes>[^\]\r\n]*)\])?"
-)
+DIRECTIVE = re.compile(rb"(?://|/\*)[ \t]*hipport:[ \t]*(?P<kind>file-ignore|ignore)\b(?:\[(?P<codes>[^\]\r\n]*)\])?")
 CODE = re.compile(r"^[A-Z]+[0-9]*$")
 
 
@@ -77,18 +76,30 @@ def apply_suppressions(source: bytes, findings: list[Finding]) -> tuple[list[Fin
         spelled = "file-ignore" if directive.kind == "file-ignore" else "ignore"
         bad = [c for c in directive.codes if not CODE.match(c)]
         if not directive.codes or bad:
-            extra.append(Finding(
-                "HP801", Severity.WARNING, directive.start, directive.end, spelled,
-                f"'hipport: {spelled}' must name the codes it suppresses, e.g. "
-                f"'// hipport: {spelled}[HP101]'" + (f"; not a code: {', '.join(bad)}" if bad else ""),
-            ))
+            extra.append(
+                Finding(
+                    "HP801",
+                    Severity.WARNING,
+                    directive.start,
+                    directive.end,
+                    spelled,
+                    f"'hipport: {spelled}' must name the codes it suppresses, e.g. "
+                    f"'// hipport: {spelled}[HP101]'" + (f"; not a code: {', '.join(bad)}" if bad else ""),
+                )
+            )
             continue
         unused = [c for c in directive.codes if c not in directive.used]
         if unused:
-            extra.append(Finding(
-                "HP802", Severity.INFO, directive.start, directive.end, ",".join(unused),
-                f"this suppression of {', '.join(unused)} matches no finding; remove it",
-            ))
+            extra.append(
+                Finding(
+                    "HP802",
+                    Severity.INFO,
+                    directive.start,
+                    directive.end,
+                    ",".join(unused),
+                    f"this suppression of {', '.join(unused)} matches no finding; remove it",
+                )
+            )
     if extra:
         assign_positions_and_fingerprints(extra, LineIndex(source))
         kept = sorted(kept + extra, key=lambda f: (f.line, f.column, f.code))

@@ -1,4 +1,5 @@
 """HIP version strings ("5.2", "6.2.0") as comparable tuples."""
+
 from __future__ import annotations
 
 import re

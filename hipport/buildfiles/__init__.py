@@ -1,4 +1,5 @@
 """Port build files (CMake, Makefiles) from CUDA to HIP; rules/buildfiles.toml holds the names."""
+
 from __future__ import annotations
 
 from pathlib import PurePath
@@ -35,8 +36,12 @@ def port_build_file(source: bytes, rules, settings: BuildSettings, path: str, ki
     ordered, rejected = order_edits(port.edits)
     for edit in rejected:
         port.finding("HP902", edit.start, edit.end, "", "two rewrites overlap here; the later one was skipped")
-    result = FileResult(path=path, source=source, output=apply_edits(source, ordered), edits=ordered,
-                        findings=sorted(port.findings, key=lambda f: (f.start, f.code)))
+    result = FileResult(
+        path=path,
+        source=source,
+        output=apply_edits(source, ordered),
+        edits=ordered,
+        findings=sorted(port.findings, key=lambda f: (f.start, f.code)),
+    )
     assign_positions_and_fingerprints(result.findings, LineIndex(source))
     return result
-

@@ -1,4 +1,5 @@
 """CMakeLists.txt and *.cmake: the CUDA language, toolkit package, targets and flags -> HIP."""
+
 from __future__ import annotations
 
 import itertools
@@ -13,8 +14,14 @@ HIP_MIN_CMAKE = (3, 21)  # the first CMake with the HIP language
 _LANGUAGE_COMMANDS = {"enable_language", "check_language"}
 _PROJECT_KEYWORDS = {"VERSION", "DESCRIPTION", "HOMEPAGE_URL", "LANGUAGES"}
 _SOURCE_COMMANDS = {"add_executable", "add_library", "target_sources", "cuda_add_executable", "cuda_add_library"}
-_OPTION_COMMANDS = {"target_compile_options", "add_compile_options", "target_link_options", "add_link_options",
-                    "target_link_libraries", "link_libraries"}
+_OPTION_COMMANDS = {
+    "target_compile_options",
+    "add_compile_options",
+    "target_link_options",
+    "add_link_options",
+    "target_link_libraries",
+    "link_libraries",
+}
 _VARIABLE_COMMANDS = {"set": 0, "string": 1, "list": 1}  # command -> index of the variable argument
 _FLAG_VARIABLE = re.compile(r"(CUDA|NVCC|HIP).*(FLAGS|OPTIONS)|(FLAGS|OPTIONS).*(CUDA|NVCC|HIP)")
 _ARCH_END = {"CACHE", "PARENT_SCOPE", "FORCE"}
@@ -97,8 +104,13 @@ class CMakePort:
         if package is None:
             return set()
         if package.hip is None:
-            self.port.finding("HP501", args[0].start, args[0].end, args[0].text,
-                              f"find_package({args[0].text}) has no ROCm counterpart: {package.note}")
+            self.port.finding(
+                "HP501",
+                args[0].start,
+                args[0].end,
+                args[0].text,
+                f"find_package({args[0].text}) has no ROCm counterpart: {package.note}",
+            )
             return {0}
         self.port.replace(args[0].start, args[0].end, package.hip)
         if package.note:
@@ -151,9 +163,14 @@ class CMakePort:
         if all(a.text.upper() in ("OFF", "") for a in chosen):
             return set()
         if any("$" in a.text for a in chosen):
-            self.port.finding("HP503", chosen[0].start, chosen[-1].end, chosen[0].text,
-                              "the CUDA architectures come from a variable; set them to AMD targets "
-                              f"({';'.join(self.port.settings.offload_arch)}) by hand")
+            self.port.finding(
+                "HP503",
+                chosen[0].start,
+                chosen[-1].end,
+                chosen[0].text,
+                "the CUDA architectures come from a variable; set them to AMD targets "
+                f"({';'.join(self.port.settings.offload_arch)}) by hand",
+            )
             return set()
         arches = ";".join(self.port.settings.offload_arch)
         if len(chosen) == 1:
@@ -171,8 +188,13 @@ class CMakePort:
         port = self.port
         word = port.rules.words.get(command.name)
         if word is not None and word.hip is None:
-            port.finding("HP501", command.start, command.start + len(command.name), command.name,
-                         f"'{command.name}' has no HIP counterpart: {word.note}")
+            port.finding(
+                "HP501",
+                command.start,
+                command.start + len(command.name),
+                command.name,
+                f"'{command.name}' has no HIP counterpart: {word.note}",
+            )
         if command.key == "message":
             return  # prose, like a string in C++
         words: list[Word] = []
@@ -204,29 +226,41 @@ class CMakePort:
 
     def _mark_hip_sources(self, command: Command) -> None:
         """CMake compiles .cu as CUDA: a .cu source that keeps its name must say LANGUAGE HIP."""
-        sources = [a.text for a in command.args[1:] if a.kind != "bracket" and a.text.endswith(".cu")
-                   and "$<" not in a.text and a.text not in self.marked]
+        sources = [
+            a.text
+            for a in command.args[1:]
+            if a.kind != "bracket" and a.text.endswith(".cu") and "$<" not in a.text and a.text not in self.marked
+        ]
         if sources:
             self._insert_language(command, " ".join(sources))
 
     def _mark_glob(self, command: Command) -> None:
         args = command.args
-        patterns = [a.text for a in args[2:] if a.text not in ("CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "RELATIVE",
-                                                                "FOLLOW_SYMLINKS", "true", "false")]
+        patterns = [
+            a.text
+            for a in args[2:]
+            if a.text not in ("CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "RELATIVE", "FOLLOW_SYMLINKS", "true", "false")
+        ]
         if len(args) < 3 or not patterns:
             return
         if all(p.endswith(".cu") for p in patterns):
             if f"${{{args[1].text}}}" not in self.marked:
                 self._insert_language(command, f"${{{args[1].text}}}")
         elif any(p.endswith(".cu") for p in patterns):
-            self.port.finding("HP501", command.start, command.end, args[1].text,
-                              f"${{{args[1].text}}} mixes .cu with other sources; mark its .cu files with "
-                              "set_source_files_properties(... PROPERTIES LANGUAGE HIP), or port with --rename")
+            self.port.finding(
+                "HP501",
+                command.start,
+                command.end,
+                args[1].text,
+                f"${{{args[1].text}}} mixes .cu with other sources; mark its .cu files with "
+                "set_source_files_properties(... PROPERTIES LANGUAGE HIP), or port with --rename",
+            )
 
     def _insert_language(self, command: Command, sources: str) -> None:
         indent = self.port.line_indent(command.start)
-        self.port.insert(command.end, f"{self.port.newline()}{indent}set_source_files_properties({sources} "
-                                      "PROPERTIES LANGUAGE HIP)")
+        self.port.insert(
+            command.end, f"{self.port.newline()}{indent}set_source_files_properties({sources} PROPERTIES LANGUAGE HIP)"
+        )
 
     # -- the CMake version the HIP language needs ---------------------------------------
 
@@ -254,7 +288,7 @@ def _sources_marked_hip(found: list[Command]) -> set[str]:
     for command in found:
         values = command.values()
         if command.key == "set_source_files_properties" and "PROPERTIES" in values:
-            properties = values[values.index("PROPERTIES") + 1:]
+            properties = values[values.index("PROPERTIES") + 1 :]
             if any(k == "LANGUAGE" and v == "HIP" for k, v in itertools.pairwise(properties)):
-                marked.update(values[:values.index("PROPERTIES")])
+                marked.update(values[: values.index("PROPERTIES")])
     return marked

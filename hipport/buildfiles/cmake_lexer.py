@@ -4,6 +4,7 @@ It follows the CMake language's grammar closely enough to never mistake a
 comment, a quoted or a bracket argument for code; anything it cannot read
 is skipped rather than guessed at.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,7 +45,7 @@ def commands(text: str) -> list[Command]:
         c = text[i]
         if c == "#":
             i = _skip_comment(text, i)
-        elif c in "\"":
+        elif c in '"':
             i = _skip_quoted(text, i)
         elif c.isalpha() or c == "_":
             m = _IDENT.match(text, i)  # c starts an identifier
@@ -102,16 +103,16 @@ def _arguments(text: str, i: int, args: list[Arg]) -> int:
             i += 1
         elif c == '"':
             end = _skip_quoted(text, i)
-            args.append(Arg(text[i + 1:end - 1], i + 1, end - 1, "quoted"))
+            args.append(Arg(text[i + 1 : end - 1], i + 1, end - 1, "quoted"))
             i = end
         elif c == "[" and (m := _BRACKET_OPEN.match(text, i)):
             close = text.find("]" + m.group(1) + "]", m.end())
             close = n if close < 0 else close
-            args.append(Arg(text[m.end():close], m.end(), close, "bracket"))
+            args.append(Arg(text[m.end() : close], m.end(), close, "bracket"))
             i = min(n, close + len(m.group(1)) + 2)
         else:
             j = i
-            while j < n and text[j] not in " \t\r\n()#\"":
+            while j < n and text[j] not in ' \t\r\n()#"':
                 j += 2 if text[j] == "\\" else 1
             j = min(j, n)
             args.append(Arg(text[i:j], i, j))

@@ -3,6 +3,7 @@
 Build files are read as latin-1 so that a string offset is a byte offset and
 every byte outside an edit survives, whatever the file's encoding.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,7 +48,7 @@ class Word:
 
     @property
     def core(self) -> str:
-        return self.text[self.core_start - self.start:self.core_end - self.start]
+        return self.text[self.core_start - self.start : self.core_end - self.start]
 
     @property
     def wrapped(self) -> bool:

@@ -1,4 +1,5 @@
 """nvcc command-line flags -> hipcc: architectures, link libraries and the flag table."""
+
 from __future__ import annotations
 
 import re
@@ -41,8 +42,9 @@ class FlagPass:
         name, eq, joined = core.partition("=")
         if name in ARCH_FLAGS:
             return self._arch(i, name, joined if eq else None)
-        entries = tuple(e for e in self.port.rules.flags.get(name if eq else core, ())
-                        if self.nvcc_line or not e.nvcc_line)
+        entries = tuple(
+            e for e in self.port.rules.flags.get(name if eq else core, ()) if self.nvcc_line or not e.nvcc_line
+        )
         if not entries:
             if core.startswith("-l") and len(core) > 2 and not eq:
                 self._link(i, core[2:])
@@ -56,16 +58,22 @@ class FlagPass:
             value, last = self.words[i + 1].core, i + 1
         elif not any(e.value == "none" for e in entries):
             return i
-        rule = next((e for e in entries if e.match is not None and e.match == value), None) or \
-            next((e for e in entries if e.match is None), None)
+        rule = next((e for e in entries if e.match is not None and e.match == value), None) or next(
+            (e for e in entries if e.match is None), None
+        )
         if rule is None:
             return last
         word = self.words[i]
         self.handled.update(range(i, last + 1))
         if rule.hip is None:
             shown = core if last == i else f"{core} {value}"
-            self.port.finding("HP502", word.core_start, self.words[last].core_end, name,
-                              f"'{shown}' is an nvcc flag: {rule.note}" if rule.note else f"'{shown}' is an nvcc flag")
+            self.port.finding(
+                "HP502",
+                word.core_start,
+                self.words[last].core_end,
+                name,
+                f"'{shown}' is an nvcc flag: {rule.note}" if rule.note else f"'{shown}' is an nvcc flag",
+            )
             return last
         self._rewrite(i, last, rule.hip.format(value=value or "").split())
         return last
@@ -94,8 +102,13 @@ class FlagPass:
         word = self.words[i]
         self.handled.add(i)
         if library.hip_link is None:
-            self.port.finding("HP501", word.core_start, word.core_end, f"-l{name}",
-                              f"'-l{name}' has no ROCm counterpart: {library.note}")
+            self.port.finding(
+                "HP501",
+                word.core_start,
+                word.core_end,
+                f"-l{name}",
+                f"'-l{name}' has no ROCm counterpart: {library.note}",
+            )
         else:
             self._rewrite(i, i, [f"-l{library.hip_link}"])
 
@@ -103,16 +116,19 @@ class FlagPass:
         if i + 1 >= len(self.words):
             return False
         here, after = self.words[i], self.words[i + 1]
-        return not here.wrapped and not after.wrapped and \
-            _SEPARATOR.match(self.port.text, here.end, after.start) is not None
+        return (
+            not here.wrapped
+            and not after.wrapped
+            and _SEPARATOR.match(self.port.text, here.end, after.start) is not None
+        )
 
     def _rewrite(self, first: int, last: int, flags: list[str]) -> None:
         """Replace words[first..last] with flags (none: remove them and the space before)."""
         port, words = self.port, self.words
         head, tail = words[first], words[last]
         if head.wrapped:
-            prefix = head.text[:head.core_start - head.start]
-            suffix = head.text[head.core_end - head.start:]
+            prefix = head.text[: head.core_start - head.start]
+            suffix = head.text[head.core_end - head.start :]
             if len(flags) > 1 and not head.quoted:
                 # An unquoted generator expression cannot hold a space: one per flag.
                 prefix = rename_languages(prefix)

@@ -1,4 +1,5 @@
 """Makefiles: nvcc -> hipcc, architecture and link flags, CUDA paths, .cu rules."""
+
 from __future__ import annotations
 
 import re
@@ -46,7 +47,7 @@ def _define_platform(port: BuildPort, words) -> None:
         text = word.text
         if not (text.startswith("-I") and text.endswith("/include")):
             continue
-        root = text[2:-len("/include")]
+        root = text[2 : -len("/include")]
         if root.startswith("/usr/local/cuda") or (root[:2] in ("$(", "${") and root[2:-1] in roots):
             port.insert(word.end, " " + PLATFORM_DEFINE)
             return

@@ -3,6 +3,7 @@
 One combined pattern runs over each piece of text, so every match is found
 at its original position and no two rewrites can overlap.
 """
+
 from __future__ import annotations
 
 import re
@@ -74,7 +75,7 @@ class NamePass:
         return None
 
     def _libdir(self, found: str, at: int) -> str:
-        return found[:-len("lib64")] + "lib"
+        return found[: -len("lib64")] + "lib"
 
     def _nvcc(self, found: str, at: int) -> str:
         return "hipcc"
@@ -82,8 +83,13 @@ class NamePass:
     def _target(self, found: str, at: int) -> str | None:
         library = self.port.rules.targets.get(found)
         if library is None:
-            self.port.finding("HP501", at, at + len(found), found, f"no rule knows the CMake target '{found}'; "
-                              "link its ROCm counterpart by hand")
+            self.port.finding(
+                "HP501",
+                at,
+                at + len(found),
+                found,
+                f"no rule knows the CMake target '{found}'; link its ROCm counterpart by hand",
+            )
             return None
         if library.hip_target is None:
             self.port.finding("HP501", at, at + len(found), found, f"'{found}' has no ROCm counterpart: {library.note}")
@@ -107,5 +113,3 @@ class NamePass:
         rename = self.port.settings.rename
         assert rename is not None  # the pattern has a source group only with a rename
         return rename(found)
-
-

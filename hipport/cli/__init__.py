@@ -2,6 +2,7 @@
 
 hipport.launch runs a plain `hipport check` without importing this package.
 """
+
 from __future__ import annotations
 
 import sys
@@ -36,6 +37,5 @@ def main() -> None:
     """
 
 
-for command in (convert.convert, check.check, report.report, shim.shim, verify.verify, explain.explain,
-                explain.rules):
+for command in (convert.convert, check.check, report.report, shim.shim, verify.verify, explain.explain, explain.rules):
     main.add_command(command)

@@ -1,4 +1,5 @@
 """`hipport check`: the pre-commit hook's command (hipport.launch runs a plain one without click)."""
+
 from __future__ import annotations
 
 import sys
@@ -12,28 +13,60 @@ from hipport.cli.common import _codes, _fail, _load_rules, _options, _settings
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True)
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]),
-              help="Lowest severity that makes the exit status 1. Default: error (or fail-on in the config).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info", "never"]),
+    help="Lowest severity that makes the exit status 1. Default: error (or fail-on in the config).",
+)
 @click.option("--hip-version", metavar="X.Y", help="Target HIP version. Default: newest known.")
 @click.option("--select", multiple=True, metavar="CODES", help="Report only these codes or prefixes (comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Never report these codes or prefixes.")
 @click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
-@click.option("--baseline", type=click.Path(path_type=Path), metavar="FILE",
-              help="Do not report findings recorded in FILE.")
-@click.option("--write-baseline", type=click.Path(path_type=Path), metavar="FILE",
-              help="Record every current finding in FILE and exit 0.")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.")
+@click.option(
+    "--baseline", type=click.Path(path_type=Path), metavar="FILE", help="Do not report findings recorded in FILE."
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Record every current finding in FILE and exit 0.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
-@click.option("--mode", type=click.Choice(["port", "shim"]), default="port", show_default=True,
-              help="shim: the code keeps CUDA names behind a 'hipport shim' header; also flag (HP601) "
-                   "names and headers that --shim-header does not cover.")
-@click.option("--shim-header", type=click.Path(dir_okay=False, path_type=Path), metavar="HEADER",
-              help="With --mode shim: the generated header to check against.")
-def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: str | None,
-          select: tuple[str, ...], ignore: tuple[str, ...], user_rules: tuple[str, ...],
-          baseline: Path | None, write_baseline: Path | None, config_path: Path | None, quiet: bool,
-          mode: str = "port", shim_header: Path | None = None) -> None:
+@click.option(
+    "--mode",
+    type=click.Choice(["port", "shim"]),
+    default="port",
+    show_default=True,
+    help="shim: the code keeps CUDA names behind a 'hipport shim' header; also flag (HP601) "
+    "names and headers that --shim-header does not cover.",
+)
+@click.option(
+    "--shim-header",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="HEADER",
+    help="With --mode shim: the generated header to check against.",
+)
+def check(
+    paths: tuple[Path, ...],
+    fmt: str,
+    fail_on: str | None,
+    hip_version: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    user_rules: tuple[str, ...],
+    baseline: Path | None,
+    write_baseline: Path | None,
+    config_path: Path | None,
+    quiet: bool,
+    mode: str = "port",
+    shim_header: Path | None = None,
+) -> None:
     """Report CUDA code that will not port to HIP; change nothing.
 
     Prints 'path:line:col: severity CODE message' for each finding, sorted by
@@ -45,8 +78,15 @@ def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: s
     from hipport.check import run_check, text_lines
     from hipport.policy import Policy
 
-    settings = _settings(config_path, hip_version=hip_version, rules=tuple(Path(r) for r in user_rules),
-                         select=_codes(select), ignore=_codes(ignore), fail_on=fail_on, baseline=baseline)
+    settings = _settings(
+        config_path,
+        hip_version=hip_version,
+        rules=tuple(Path(r) for r in user_rules),
+        select=_codes(select),
+        ignore=_codes(ignore),
+        fail_on=fail_on,
+        baseline=baseline,
+    )
     options = _options(settings.hip_version, settings.launch_syntax, settings.roc)
     rules = _load_rules(tuple(str(r) for r in settings.rules))
     known = None
@@ -68,8 +108,11 @@ def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: s
 
         assert shim_header is not None  # checked above
         try:
-            attach_gaps(run.results, names_not_covered(list(paths), shim_header, rules, target=options.hip_version),
-                        policy.apply)
+            attach_gaps(
+                run.results,
+                names_not_covered(list(paths), shim_header, rules, target=options.hip_version),
+                policy.apply,
+            )
         except ShimError as exc:
             _fail(str(exc))
     for message in run.errors:
@@ -91,8 +134,7 @@ def check(paths: tuple[Path, ...], fmt: str, fail_on: str | None, hip_version: s
         from hipport.emit.report import dumps
         from hipport.report import report_for
 
-        report = report_for(run.results, rules, options,
-                                {"suppressed": run.suppressed, "baselined": run.baselined})
+        report = report_for(run.results, rules, options, {"suppressed": run.suppressed, "baselined": run.baselined})
         if fmt == "json":
             click.echo(dumps(report), nl=False)
         else:

@@ -1,4 +1,5 @@
 """What every command shares: one-line failures, the rule set, options and settings from flags and config."""
+
 from __future__ import annotations
 
 import sys
@@ -36,8 +37,9 @@ def _options(hip_version: str | None, launch_syntax: str, roc: bool):
     return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc)
 
 
-def _parser_options(options, parser: str, compile_commands: Path | None, clang_args: tuple[str, ...],
-                    cuda_path: Path | None):
+def _parser_options(
+    options, parser: str, compile_commands: Path | None, clang_args: tuple[str, ...], cuda_path: Path | None
+):
     """options with the parser settings, checked now so that a bad database is one line, not a traceback."""
     import dataclasses
 
@@ -47,8 +49,9 @@ def _parser_options(options, parser: str, compile_commands: Path | None, clang_a
 
     if parser == "treesitter" and (compile_commands or clang_args or cuda_path):
         raise click.UsageError("-p, --clang-arg and --cuda-path need --parser clang or auto")
-    options = dataclasses.replace(options, parser=parser, compile_commands=compile_commands,
-                                  clang_args=tuple(clang_args), cuda_path=cuda_path)
+    options = dataclasses.replace(
+        options, parser=parser, compile_commands=compile_commands, clang_args=tuple(clang_args), cuda_path=cuda_path
+    )
     try:
         make_backend(options)
     except (CompileDatabaseError, ClangSetupError) as exc:

@@ -1,4 +1,5 @@
 """`hipport convert`: port a file or mirror a tree."""
+
 from __future__ import annotations
 
 import sys
@@ -13,51 +14,120 @@ from hipport.cli.tree_flags import tree_options
 
 @click.command()
 @click.argument("src", type=click.Path(path_type=Path))
-@click.option("-o", "--output", "out", metavar="OUT",
-              help="Output file or directory; '-' writes a single file's port to stdout.")
+@click.option(
+    "-o", "--output", "out", metavar="OUT", help="Output file or directory; '-' writes a single file's port to stdout."
+)
 @click.option("--in-place", is_flag=True, help="Rewrite SRC itself, atomically.")
-@click.option("--report", "report_path", type=click.Path(path_type=Path), metavar="FILE",
-              help="Write the JSON migration report to FILE ('-' for stdout).")
-@click.option("--hip-version", metavar="X.Y",
-              help="Target HIP version; names newer than it are reported. Default: newest known.")
-@click.option("--launch-syntax", type=click.Choice(["keep", "hip"]),
-              help="Keep k<<<...>>>(...) launches (the default), or emit hipLaunchKernelGGL(...).")
-@click.option("--roc/--no-roc", default=None,
-              help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist.")
-@click.option("--rules", "user_rules", multiple=True, metavar="FILE",
-              help="Extra rule file (repeatable); its rules win over the built-in ones.")
-@click.option("--port-strings/--no-port-strings", default=None,
-              help="Also rename CUDA API names inside string literals (\"cudaMalloc failed\"). "
-                   "Names passed to dlsym/cuGetProcAddress are never renamed.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Write the JSON migration report to FILE ('-' for stdout).",
+)
+@click.option(
+    "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
+)
+@click.option(
+    "--launch-syntax",
+    type=click.Choice(["keep", "hip"]),
+    help="Keep k<<<...>>>(...) launches (the default), or emit hipLaunchKernelGGL(...).",
+)
+@click.option(
+    "--roc/--no-roc", default=None, help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist."
+)
+@click.option(
+    "--rules",
+    "user_rules",
+    multiple=True,
+    metavar="FILE",
+    help="Extra rule file (repeatable); its rules win over the built-in ones.",
+)
+@click.option(
+    "--port-strings/--no-port-strings",
+    default=None,
+    help='Also rename CUDA API names inside string literals ("cudaMalloc failed"). '
+    "Names passed to dlsym/cuGetProcAddress are never renamed.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.")
-@click.option("--mode", type=click.Choice(["port", "shim"]), default="port", show_default=True,
-              help="port: rewrite to HIP names. shim: include the header 'hipport shim' generates "
-                   "instead of CUDA headers and keep the CUDA names (generate the header first).")
-@click.option("--shim-include", default="gpu_compat.h", show_default=True, metavar="NAME",
-              help="With --mode shim: the #include \"NAME\" that replaces CUDA headers.")
-@click.option("--parser", type=click.Choice(["auto", "treesitter", "clang"]), default="auto", show_default=True,
-              help="treesitter: fast and tolerant. clang: resolves every name with libclang (falls back "
-                   "to treesitter per file when a parse fails). auto: clang when -p is given.")
-@click.option("-p", "--compile-commands", type=click.Path(path_type=Path), metavar="PATH",
-              help="compile_commands.json, or the build directory holding it (flags for --parser clang).")
-@click.option("--clang-arg", "clang_args", multiple=True, metavar="ARG",
-              help="Extra flag for every clang parse (repeatable), e.g. --clang-arg=-Iinclude.")
-@click.option("--cuda-path", type=click.Path(path_type=Path), metavar="DIR",
-              help="CUDA installation for --parser clang. Default: CUDA_PATH, CUDA_HOME, /usr/local/cuda.")
-@click.option("--fix-warp-size", is_flag=True,
-              help="Apply the warp-size lints' fixes where they are provably safe (64-bit ballot masks, "
-                   "__popcll, lanes and warps from warpSize, shuffle loops from warpSize / 2); each "
-                   "finding says what it changed or why it did not.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["port", "shim"]),
+    default="port",
+    show_default=True,
+    help="port: rewrite to HIP names. shim: include the header 'hipport shim' generates "
+    "instead of CUDA headers and keep the CUDA names (generate the header first).",
+)
+@click.option(
+    "--shim-include",
+    default="gpu_compat.h",
+    show_default=True,
+    metavar="NAME",
+    help='With --mode shim: the #include "NAME" that replaces CUDA headers.',
+)
+@click.option(
+    "--parser",
+    type=click.Choice(["auto", "treesitter", "clang"]),
+    default="auto",
+    show_default=True,
+    help="treesitter: fast and tolerant. clang: resolves every name with libclang (falls back "
+    "to treesitter per file when a parse fails). auto: clang when -p is given.",
+)
+@click.option(
+    "-p",
+    "--compile-commands",
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    help="compile_commands.json, or the build directory holding it (flags for --parser clang).",
+)
+@click.option(
+    "--clang-arg",
+    "clang_args",
+    multiple=True,
+    metavar="ARG",
+    help="Extra flag for every clang parse (repeatable), e.g. --clang-arg=-Iinclude.",
+)
+@click.option(
+    "--cuda-path",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="CUDA installation for --parser clang. Default: CUDA_PATH, CUDA_HOME, /usr/local/cuda.",
+)
+@click.option(
+    "--fix-warp-size",
+    is_flag=True,
+    help="Apply the warp-size lints' fixes where they are provably safe (64-bit ballot masks, "
+    "__popcll, lanes and warps from warpSize, shuffle loops from warpSize / 2); each "
+    "finding says what it changed or why it did not.",
+)
 @tree_options
-def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None, hip_version: str | None,
-            launch_syntax: str | None, roc: bool | None, user_rules: tuple[str, ...], quiet: bool,
-            config_path: Path | None = None,
-            mode: str = "port", shim_include: str = "gpu_compat.h", parser: str = "auto",
-            compile_commands: Path | None = None, clang_args: tuple[str, ...] = (),
-            cuda_path: Path | None = None, fix_warp_size: bool = False, port_strings: bool | None = None,
-            **tree) -> None:
+def convert(
+    src: Path,
+    out: str | None,
+    in_place: bool,
+    report_path: Path | None,
+    hip_version: str | None,
+    launch_syntax: str | None,
+    roc: bool | None,
+    user_rules: tuple[str, ...],
+    quiet: bool,
+    config_path: Path | None = None,
+    mode: str = "port",
+    shim_include: str = "gpu_compat.h",
+    parser: str = "auto",
+    compile_commands: Path | None = None,
+    clang_args: tuple[str, ...] = (),
+    cuda_path: Path | None = None,
+    fix_warp_size: bool = False,
+    port_strings: bool | None = None,
+    **tree,
+) -> None:
     """Port SRC (a file or a directory) to HIP.
 
     Every byte outside an edit is kept as it was: encoding, line endings, comments
@@ -88,10 +158,17 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
         from hipport.analysis import missing_path_message
 
         _fail(missing_path_message(src))
-    config = _settings(config_path, hip_version=hip_version, launch_syntax=launch_syntax, roc=roc,
-                       rules=tuple(Path(r) for r in user_rules), port_strings=port_strings)
-    options = dataclasses.replace(_options(config.hip_version, config.launch_syntax, config.roc),
-                                  port_strings=config.port_strings)
+    config = _settings(
+        config_path,
+        hip_version=hip_version,
+        launch_syntax=launch_syntax,
+        roc=roc,
+        rules=tuple(Path(r) for r in user_rules),
+        port_strings=port_strings,
+    )
+    options = dataclasses.replace(
+        _options(config.hip_version, config.launch_syntax, config.roc), port_strings=config.port_strings
+    )
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)
@@ -126,8 +203,9 @@ def convert(src: Path, out: str | None, in_place: bool, report_path: Path | None
             else:
                 from hipport.project import ProjectHeaders
 
-                result = port_file(src, rules, options, display=str(src),
-                                   headers=ProjectHeaders(include_dirs=settings.include_dirs))
+                result = port_file(
+                    src, rules, options, display=str(src), headers=ProjectHeaders(include_dirs=settings.include_dirs)
+                )
             if in_place:
                 if result.changed:
                     write_atomic(src, result.output, mode_from=src)

@@ -1,4 +1,5 @@
 """`hipport explain NAME` and `hipport rules ...`: what the rule set knows."""
+
 from __future__ import annotations
 
 import sys
@@ -34,8 +35,12 @@ def rules() -> None:
 
 
 @rules.command("stats")
-@click.option("--reference", type=click.Path(path_type=Path), metavar="CSV",
-              help="cuda-hip-mappings.csv to measure coverage against.")
+@click.option(
+    "--reference",
+    type=click.Path(path_type=Path),
+    metavar="CSV",
+    help="cuda-hip-mappings.csv to measure coverage against.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules_stats(reference: Path | None, fmt: str) -> None:
     """Names, mapped and unsupported per library, and coverage of the reference data."""
@@ -56,7 +61,8 @@ def rules_stats(reference: Path | None, fmt: str) -> None:
         click.echo(json.dumps(table, indent=2))
         return
     header = f"{'library':18} {'names':>6} {'mapped':>7} {'unsupported':>12}" + (
-        f" {'coverage':>9} {'ref. mapped':>13} {'ref. unsupported':>16}" if rows is not None else "")
+        f" {'coverage':>9} {'ref. mapped':>13} {'ref. unsupported':>16}" if rows is not None else ""
+    )
     click.echo(header)
     for row in table:
         line = f"{row['library']:18} {row['names']:6d} {row['mapped']:7d} {row['unsupported']:12d}"
@@ -76,8 +82,9 @@ def rules_stats(reference: Path | None, fmt: str) -> None:
 @click.option("--newer-than", metavar="X.Y", help="Only mappings whose HIP name arrived after HIP X.Y.")
 @click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
-def rules_list(library: str | None, kind: str | None, status: str, newer_than: str | None,
-               user_rules: tuple[str, ...], fmt: str) -> None:
+def rules_list(
+    library: str | None, kind: str | None, status: str, newer_than: str | None, user_rules: tuple[str, ...], fmt: str
+) -> None:
     """List name rules: CUDA name, HIP name, library and versions.
 
     \b
@@ -107,8 +114,10 @@ def rules_list(library: str | None, kind: str | None, status: str, newer_than: s
     else:
         for row in rows:
             versions = ", ".join(f"{k} {row[k]}" for k in ("added", "deprecated", "removed") if row[k])
-            click.echo(f"{row['cuda']:44} {row['hip'] or '(unsupported)':44} {row['library']}"
-                       + (f"  [{versions}]" if versions else ""))
+            click.echo(
+                f"{row['cuda']:44} {row['hip'] or '(unsupported)':44} {row['library']}"
+                + (f"  [{versions}]" if versions else "")
+            )
     if not rows:
         click.echo("hipport: no rule matches", err=True)
 

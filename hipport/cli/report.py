@@ -1,4 +1,5 @@
 """`hipport report`: what ports and what does not, in every report format."""
+
 from __future__ import annotations
 
 import sys
@@ -11,18 +12,46 @@ from hipport.cli.common import _fail, _load_rules, _options, _settings
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html", "sarif", "csv"]),
-              default="text", show_default=True)
-@click.option("-o", "--output", "out", type=click.Path(path_type=Path), metavar="FILE",
-              help="Write the report to FILE instead of stdout.")
-@click.option("--from", "from_json", type=click.Path(path_type=Path), metavar="REPORT.json",
-              help="Render an existing JSON report (convert --report, report --format json) instead of analyzing.")
-@click.option("--hip-version", metavar="X.Y",
-              help="Target HIP version; names newer than it are reported. Default: newest known.")
-@click.option("--rules", "user_rules", multiple=True, metavar="FILE",
-              help="Extra rule file (repeatable); its rules win over the built-in ones.")
-def report(paths: tuple[Path, ...], fmt: str, out: Path | None, from_json: Path | None,
-           hip_version: str | None, user_rules: tuple[str, ...]) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown", "html", "sarif", "csv"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option(
+    "--from",
+    "from_json",
+    type=click.Path(path_type=Path),
+    metavar="REPORT.json",
+    help="Render an existing JSON report (convert --report, report --format json) instead of analyzing.",
+)
+@click.option(
+    "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
+)
+@click.option(
+    "--rules",
+    "user_rules",
+    multiple=True,
+    metavar="FILE",
+    help="Extra rule file (repeatable); its rules win over the built-in ones.",
+)
+def report(
+    paths: tuple[Path, ...],
+    fmt: str,
+    out: Path | None,
+    from_json: Path | None,
+    hip_version: str | None,
+    user_rules: tuple[str, ...],
+) -> None:
     """Report what in PATHS (files or trees) ports to HIP automatically and what does not.
 
     Analysis only: nothing is written but -o FILE. Counts references ported by
@@ -54,8 +83,11 @@ def report(paths: tuple[Path, ...], fmt: str, out: Path | None, from_json: Path 
 
                 _fail(missing_path_message(path))
         data, sources, errors = analyze_paths(
-            list(paths), rules, _options(settings.hip_version, settings.launch_syntax, settings.roc),
-            Policy(settings.select, settings.ignore, settings.severity))
+            list(paths),
+            rules,
+            _options(settings.hip_version, settings.launch_syntax, settings.roc),
+            Policy(settings.select, settings.ignore, settings.severity),
+        )
     text = render(data, fmt, rules, sources)
     if out is None or str(out) == "-":
         click.echo(text, nl=False)

@@ -1,4 +1,5 @@
 """`hipport shim`: generate the header that lets one CUDA source tree build with nvcc and hipcc."""
+
 from __future__ import annotations
 
 import sys
@@ -11,17 +12,37 @@ from hipport.cli.common import _fail, _load_rules, _options
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              metavar="HEADER", help="The header to write, e.g. src/gpu_compat.h.")
-@click.option("--hip-version", metavar="X.Y",
-              help="Oldest HIP the header must build with; newer names get HIP_VERSION guards. Default: newest known.")
-@click.option("--prefix", metavar="NAME",
-              help="Also define vendor-neutral names on both platforms: --prefix gpu gives gpuMalloc, gpuStream_t, ...")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="HEADER",
+    help="The header to write, e.g. src/gpu_compat.h.",
+)
+@click.option(
+    "--hip-version",
+    metavar="X.Y",
+    help="Oldest HIP the header must build with; newer names get HIP_VERSION guards. Default: newest known.",
+)
+@click.option(
+    "--prefix",
+    metavar="NAME",
+    help="Also define vendor-neutral names on both platforms: --prefix gpu gives gpuMalloc, gpuStream_t, ...",
+)
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if HEADER is missing or out of date.")
 @click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def shim(paths: tuple[Path, ...], out: Path, hip_version: str | None, prefix: str | None, check_only: bool,
-         user_rules: tuple[str, ...], quiet: bool) -> None:
+def shim(
+    paths: tuple[Path, ...],
+    out: Path,
+    hip_version: str | None,
+    prefix: str | None,
+    check_only: bool,
+    user_rules: tuple[str, ...],
+    quiet: bool,
+) -> None:
     """Generate one header that lets the same CUDA sources build with nvcc and hipcc.
 
     \b
@@ -47,11 +68,13 @@ def shim(paths: tuple[Path, ...], out: Path, hip_version: str | None, prefix: st
             click.echo(f"{path}:{f.line}:{f.column}: {f.severity.value} {f.code} {f.message}", err=True)
         entries = result.plan.entries
         state = "written" if result.written else "out of date" if result.changed else "up to date"
-        click.echo(f"hipport shim: {out}: {state}; {len(entries)} CUDA name(s) and {len(result.plan.headers)} "
-                   f"header(s) from {len(result.usage.files)} file(s); "
-                   f"{sum(e.form == 'error' for e in entries)} without a HIP equivalent, "
-                   f"{sum(e.since is not None or e.until is not None for e in entries)} behind HIP_VERSION guards",
-                   err=True)
+        click.echo(
+            f"hipport shim: {out}: {state}; {len(entries)} CUDA name(s) and {len(result.plan.headers)} "
+            f"header(s) from {len(result.usage.files)} file(s); "
+            f"{sum(e.form == 'error' for e in entries)} without a HIP equivalent, "
+            f"{sum(e.since is not None or e.until is not None for e in entries)} behind HIP_VERSION guards",
+            err=True,
+        )
     if result.usage.errors:
         sys.exit(2)
     if check_only and result.changed:

@@ -1,4 +1,5 @@
 """convert's options for trees, kept apart so that cli.py's convert stays short to read and extend."""
+
 from __future__ import annotations
 
 import os
@@ -9,38 +10,90 @@ from pathlib import Path
 import click
 
 TREE_OPTIONS = [
-    click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, metavar="N",
-                 help="Port files in N processes. Default: one per CPU; 1: no pool."),
-    click.option("--no-cache", is_flag=True,
-                 help="Port every file again instead of reusing unchanged files' ports from the cache."),
-    click.option("--include", multiple=True, metavar="GLOB",
-                 help="Port only files matching GLOB (gitignore syntax, repeatable); others are copied."),
-    click.option("--exclude", multiple=True, metavar="GLOB",
-                 help="Leave out files and directories matching GLOB (gitignore syntax, repeatable)."),
+    click.option(
+        "-j",
+        "--jobs",
+        type=click.IntRange(min=0),
+        default=0,
+        metavar="N",
+        help="Port files in N processes. Default: one per CPU; 1: no pool.",
+    ),
+    click.option(
+        "--no-cache",
+        is_flag=True,
+        help="Port every file again instead of reusing unchanged files' ports from the cache.",
+    ),
+    click.option(
+        "--include",
+        multiple=True,
+        metavar="GLOB",
+        help="Port only files matching GLOB (gitignore syntax, repeatable); others are copied.",
+    ),
+    click.option(
+        "--exclude",
+        multiple=True,
+        metavar="GLOB",
+        help="Leave out files and directories matching GLOB (gitignore syntax, repeatable).",
+    ),
     click.option("--no-gitignore", is_flag=True, help="Also convert what .gitignore files ignore."),
-    click.option("--source-suffix", multiple=True, metavar=".EXT",
-                 help="Port files ending in .EXT too (repeatable); .cu .cuh .cpp .cc .cxx .c .h .hpp .hxx .inl "
-                      "are ported already."),
-    click.option("--rename", is_flag=True,
-                 help="Rename .cu to .hip and .cuh to .hip.h; #include lines and build files follow."),
-    click.option("--rename-suffix", multiple=True, metavar="OLD=NEW",
-                 help="A renaming rule such as .cuh=.hpp (repeatable; implies --rename)."),
-    click.option("--force", is_flag=True,
-                 help="Write into a non-empty OUT; with --in-place, also rewrite files with uncommitted changes."),
-    click.option("--backup-suffix", metavar="SUFFIX",
-                 help="With --in-place, keep each original as FILE+SUFFIX ('' for none). "
-                      "Default: none in a clean git tree, .prehip otherwise."),
-    click.option("--include-dir", "include_dir", multiple=True, metavar="DIR",
-                 type=click.Path(exists=True, file_okay=False, path_type=Path),
-                 help="A directory the project's build passes with -I (repeatable). Macros its headers "
-                      "define (a CUDA_CHECK) are the project's own names, in every file that includes them "
-                      "as \"x.h\" or <x.h>. The tree root, and -p's -I directories inside it, count already."),
-    click.option("--offload-arch", metavar="GFX[;GFX]",
-                 help="AMD GPU targets that build files' sm_XX become. Default: gfx90a;gfx942, "
-                      "leaving out targets newer than --hip-version."),
+    click.option(
+        "--source-suffix",
+        multiple=True,
+        metavar=".EXT",
+        help="Port files ending in .EXT too (repeatable); .cu .cuh .cpp .cc .cxx .c .h .hpp .hxx .inl "
+        "are ported already.",
+    ),
+    click.option(
+        "--rename", is_flag=True, help="Rename .cu to .hip and .cuh to .hip.h; #include lines and build files follow."
+    ),
+    click.option(
+        "--rename-suffix",
+        multiple=True,
+        metavar="OLD=NEW",
+        help="A renaming rule such as .cuh=.hpp (repeatable; implies --rename).",
+    ),
+    click.option(
+        "--force",
+        is_flag=True,
+        help="Write into a non-empty OUT; with --in-place, also rewrite files with uncommitted changes.",
+    ),
+    click.option(
+        "--backup-suffix",
+        metavar="SUFFIX",
+        help="With --in-place, keep each original as FILE+SUFFIX ('' for none). "
+        "Default: none in a clean git tree, .prehip otherwise.",
+    ),
+    click.option(
+        "--include-dir",
+        "include_dir",
+        multiple=True,
+        metavar="DIR",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="A directory the project's build passes with -I (repeatable). Macros its headers "
+        "define (a CUDA_CHECK) are the project's own names, in every file that includes them "
+        'as "x.h" or <x.h>. The tree root, and -p\'s -I directories inside it, count already.',
+    ),
+    click.option(
+        "--offload-arch",
+        metavar="GFX[;GFX]",
+        help="AMD GPU targets that build files' sm_XX become. Default: gfx90a;gfx942, "
+        "leaving out targets newer than --hip-version.",
+    ),
 ]
-TREE_KEYS = ("jobs", "no_cache", "include", "exclude", "no_gitignore", "source_suffix", "rename", "rename_suffix",
-             "force", "backup_suffix", "offload_arch", "include_dir")
+TREE_KEYS = (
+    "jobs",
+    "no_cache",
+    "include",
+    "exclude",
+    "no_gitignore",
+    "source_suffix",
+    "rename",
+    "rename_suffix",
+    "force",
+    "backup_suffix",
+    "offload_arch",
+    "include_dir",
+)
 
 
 def tree_options(command):
@@ -63,20 +116,29 @@ def tree_settings(values: dict, progress=None):
             raise click.BadParameter(f"{suffix!r} is not a file suffix like .cu", param_hint="--source-suffix")
         suffixes.add(suffix.lower())
     try:
-        rename_suffixes = parse_suffix_map(values.get("rename_suffix", ())) if values.get("rename_suffix") \
-            else DEFAULT_SUFFIXES
+        rename_suffixes = (
+            parse_suffix_map(values.get("rename_suffix", ())) if values.get("rename_suffix") else DEFAULT_SUFFIXES
+        )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--rename-suffix") from None
     arches = tuple(a for a in (values.get("offload_arch") or "").replace(",", ";").split(";") if a.strip())
-    filters = dataclasses.replace(Filters(), include=tuple(values.get("include", ())),
-                                  exclude=tuple(values.get("exclude", ())),
-                                  gitignore=not values.get("no_gitignore", False),
-                                  source_suffixes=frozenset(suffixes))
+    filters = dataclasses.replace(
+        Filters(),
+        include=tuple(values.get("include", ())),
+        exclude=tuple(values.get("exclude", ())),
+        gitignore=not values.get("no_gitignore", False),
+        source_suffixes=frozenset(suffixes),
+    )
     return TreeSettings(
-        filters=filters, jobs=values.get("jobs", 0), use_cache=not values.get("no_cache", False),
-        rename=bool(values.get("rename") or values.get("rename_suffix")), rename_suffixes=rename_suffixes,
-        force=values.get("force", False), backup_suffix=values.get("backup_suffix"),
-        offload_arch=tuple(a.strip() for a in arches), progress=progress,
+        filters=filters,
+        jobs=values.get("jobs", 0),
+        use_cache=not values.get("no_cache", False),
+        rename=bool(values.get("rename") or values.get("rename_suffix")),
+        rename_suffixes=rename_suffixes,
+        force=values.get("force", False),
+        backup_suffix=values.get("backup_suffix"),
+        offload_arch=tuple(a.strip() for a in arches),
+        progress=progress,
         include_dirs=tuple(values.get("include_dir", ())),
     )
 
@@ -97,9 +159,14 @@ def progress_bar(enabled: bool):
     def update(done: int, total: int, current: str) -> None:
         bar = state.get("bar")
         if bar is None:
-            bar = state["bar"] = click.progressbar(length=max(total, 1), label="hipport", file=sys.stderr,
-                                                   show_pos=True, show_eta=False,
-                                                   item_show_func=_tail)
+            bar = state["bar"] = click.progressbar(
+                length=max(total, 1),
+                label="hipport",
+                file=sys.stderr,
+                show_pos=True,
+                show_eta=False,
+                item_show_func=_tail,
+            )
         bar.update(done - bar.pos, current)
 
     try:
@@ -112,5 +179,4 @@ def progress_bar(enabled: bool):
 def _tail(path: str | None, width: int = 40) -> str:
     if not path:
         return ""
-    return path if len(path) <= width else "..." + path[-(width - 3):]
-
+    return path if len(path) <= width else "..." + path[-(width - 3) :]

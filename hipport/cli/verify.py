@@ -1,4 +1,5 @@
 """`hipport verify`: compile ported sources with hipcc -fsyntax-only."""
+
 from __future__ import annotations
 
 import sys
@@ -14,36 +15,92 @@ from hipport.cli.common import _fail, _load_rules
 @click.option("--offload-arch", default="gfx90a", show_default=True, help="AMD GPU target to compile for.")
 @click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Extra include directory.")
 @click.option("-D", "defines", multiple=True, help="Extra preprocessor define.")
-@click.option("-p", "--compile-commands", type=click.Path(path_type=Path), metavar="PATH",
-              help="compile_commands.json (or its build directory): include paths and macros for each unit; "
-                   "nvcc's flags are translated.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Run N compiles at a time.")
-@click.option("--report", "report_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              metavar="FILE", help="The JSON report 'hipport convert --report' wrote for PATH: each failure is "
-                                   "joined to the finding that predicted it, or flagged as a hipport bug.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="With --report: also write every unit's verdict and the figures as JSON to FILE.")
-@click.option("--run", "run_programs", is_flag=True,
-              help="Build each program (a unit with a main) against the HIP CPU Runtime and run it on "
-                   "64-lane wavefronts: PASS/FAIL on its exit status, NO-RUNTIME when it needs a library "
-                   "the runtime lacks.")
-@click.option("--hip-cpu", type=click.Path(path_type=Path), metavar="DIR",
-              help="With --run: the HIP CPU Runtime checkout. Default: HIPPORT_HIP_CPU, then "
-                   "[tool.hipport] hip-cpu.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60, show_default=True,
-              metavar="SECONDS", help="With --run: how long each program may run.")
-@click.option("--compare", metavar="CMD", help="With --run: a reference command whose output each "
-              "program's must match ({stem}, {name} and {dir} name the program), e.g. the CUDA "
-              "original on a GPU machine or 'cat expected/{stem}.txt'.")
-@click.option("--tolerance", type=click.FloatRange(min=0), default=1e-5, show_default=True, metavar="REL",
-              help="With --compare: relative tolerance for numbers.")
+@click.option(
+    "-p",
+    "--compile-commands",
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    help="compile_commands.json (or its build directory): include paths and macros for each unit; "
+    "nvcc's flags are translated.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Run N compiles at a time.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="The JSON report 'hipport convert --report' wrote for PATH: each failure is "
+    "joined to the finding that predicted it, or flagged as a hipport bug.",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="With --report: also write every unit's verdict and the figures as JSON to FILE.",
+)
+@click.option(
+    "--run",
+    "run_programs",
+    is_flag=True,
+    help="Build each program (a unit with a main) against the HIP CPU Runtime and run it on "
+    "64-lane wavefronts: PASS/FAIL on its exit status, NO-RUNTIME when it needs a library "
+    "the runtime lacks.",
+)
+@click.option(
+    "--hip-cpu",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="With --run: the HIP CPU Runtime checkout. Default: HIPPORT_HIP_CPU, then [tool.hipport] hip-cpu.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --run: how long each program may run.",
+)
+@click.option(
+    "--compare",
+    metavar="CMD",
+    help="With --run: a reference command whose output each "
+    "program's must match ({stem}, {name} and {dir} name the program), e.g. the CUDA "
+    "original on a GPU machine or 'cat expected/{stem}.txt'.",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=1e-5,
+    show_default=True,
+    metavar="REL",
+    help="With --compare: relative tolerance for numbers.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="With --run: say what the run step bridged.")
-def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], defines: tuple[str, ...],
-           compile_commands: Path | None = None, jobs: int = 1, run_programs: bool = False,
-           hip_cpu: Path | None = None, timeout: float = 60, compare: str | None = None,
-           tolerance: float = 1e-5, verbose: bool = False, report_path: Path | None = None,
-           json_path: Path | None = None) -> None:
+def verify(
+    path: Path,
+    offload_arch: str,
+    include_dirs: tuple[Path, ...],
+    defines: tuple[str, ...],
+    compile_commands: Path | None = None,
+    jobs: int = 1,
+    run_programs: bool = False,
+    hip_cpu: Path | None = None,
+    timeout: float = 60,
+    compare: str | None = None,
+    tolerance: float = 1e-5,
+    verbose: bool = False,
+    report_path: Path | None = None,
+    json_path: Path | None = None,
+) -> None:
     """Compile ported sources under PATH with hipcc -fsyntax-only (no GPU needed).
 
     Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
@@ -102,14 +159,24 @@ def verify(path: Path, offload_arch: str, include_dirs: tuple[Path, ...], define
         state, detail = status(result, rocm_headers)
         counts[state] += 1
         click.echo(f"{state:6} {unit}" + (f": {detail}" if detail else ""))
-    click.echo(f"hipport verify: {counts['OK']} ok, {counts['FAIL']} failed, "
-               f"{counts['NO-LIB']} need a ROCm library that is not installed")
+    click.echo(
+        f"hipport verify: {counts['OK']} ok, {counts['FAIL']} failed, "
+        f"{counts['NO-LIB']} need a ROCm library that is not installed"
+    )
     if counts["FAIL"]:
         sys.exit(1)
 
 
-def _verify_run(path: Path, hip_cpu: Path | None, compile_commands: Path | None, jobs: int, timeout: float,
-                compare: str | None, tolerance: float, verbose: bool) -> None:
+def _verify_run(
+    path: Path,
+    hip_cpu: Path | None,
+    compile_commands: Path | None,
+    jobs: int,
+    timeout: float,
+    compare: str | None,
+    tolerance: float,
+    verbose: bool,
+) -> None:
     from hipport.config import ConfigError, find_config, load_config
     from hipport.run.command import verify_run
     from hipport.run.execute import RunSettings

@@ -1,4 +1,5 @@
 """`hipport verify --report`: print each unit's verdict, the table by class, and the JSON."""
+
 from __future__ import annotations
 
 import json
@@ -25,14 +26,25 @@ def tree_root(path: Path, units: list[Path], report: Report) -> Path:
     return base
 
 
-def joined(root: Path, units: list[Path], results: list[CompileResult], report: Report, report_path: Path, rules,
-           include_dirs: tuple[Path, ...], json_path: Path | None) -> int:
+def joined(
+    root: Path,
+    units: list[Path],
+    results: list[CompileResult],
+    report: Report,
+    report_path: Path,
+    rules,
+    include_dirs: tuple[Path, ...],
+    json_path: Path | None,
+) -> int:
     """Print the verdicts and figures; the exit status: 1 if any unit failed for a reason
     other than a missing library, else 0 (2 when the report does not describe this tree)."""
     base = tree_root(root, units, report)
     if units and not any(Path(os.path.abspath(u)).relative_to(base).as_posix() in report.sources for u in units):
-        click.echo(f"hipport: {report_path}: the report lists none of the units under {root}; "
-                   f"give the report 'hipport convert' wrote for this output", err=True)
+        click.echo(
+            f"hipport: {report_path}: the report lists none of the units under {root}; "
+            f"give the report 'hipport convert' wrote for this output",
+            err=True,
+        )
         return 2
     verdicts = join(base, units, results, report, library_table(rules), include_dirs)
     for verdict in verdicts:

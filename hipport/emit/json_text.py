@@ -7,6 +7,7 @@ no container is one line break and indent between items. So containers of
 containers are laid out here, and every innermost one goes to the C encoder
 whole, with ",\\n" and the indent of its items as the separator.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,8 +79,9 @@ def _flat(value, inner: str) -> str:
     encoder = _ENCODERS.get(inner)
     if encoder is None:
         # The arguments json.JSONEncoder passes for json.dumps's defaults, less the indent.
-        encoder = _ENCODERS[inner] = c_make_encoder(None, _unserializable, encode_basestring_ascii, None, ": ",
-                                                    ",\n" + inner, False, False, True)
+        encoder = _ENCODERS[inner] = c_make_encoder(
+            None, _unserializable, encode_basestring_ascii, None, ": ", ",\n" + inner, False, False, True
+        )
     return "".join(encoder(value, 0))
 
 

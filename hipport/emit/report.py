@@ -1,4 +1,5 @@
 """The JSON migration report: the data every other report format renders."""
+
 from __future__ import annotations
 
 from collections import Counter

@@ -10,6 +10,7 @@ is, from the findings alone:
 Findings are JSON dicts (Finding.to_json()), so that a report read back from
 disk gives the same verdicts as a fresh run.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -4,6 +4,7 @@ Temporary files are named .NAME.PID.N.hipport-tmp: only a killed process
 leaves one behind, and the PID tells a later run whether its writer is gone
 (remove_stale_temporaries) or may still be writing it.
 """
+
 from __future__ import annotations
 
 import errno
@@ -17,8 +18,14 @@ TEMP_SUFFIX = ".hipport-tmp"
 _TEMP_PID = re.compile(r"\.(\d+)(?:\.[^.]*)?" + re.escape(TEMP_SUFFIX) + "$")
 # As tempfile.mkstemp opens its files; a tree run creates one per file it writes, and mkstemp's
 # random names and path handling cost more than the writing of most ports.
-_CREATE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-           | getattr(os, "O_BINARY", 0))
+_CREATE = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 _SERIAL = itertools.count()
 _ATTEMPTS = 10_000  # names taken by someone else before giving up, as mkstemp's TMP_MAX
 
@@ -84,7 +91,7 @@ def write_all(fd: int, data: bytes) -> None:
     """os.write may write less than asked (a signal, a pipe); loop until all of it is out."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def write_private(path: Path, data: bytes) -> None:

@@ -7,6 +7,7 @@ those edits in (each argument is written as the port would write it), replaces
 the argument list once, and trims the replacement to the bytes that change, so
 what the rule does not touch (spacing, comments inside an argument) stays.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,11 +22,15 @@ from hipport.versions import Version, parse_version
 _SIDE_EFFECT = re.compile(rb"\+\+|--|(?<![=!<>])=(?!=)|\(")
 _COMMENT = re.compile(rb"/\*|//")
 _SEPARATOR = re.compile(r"\s*,\s*")
-_VOID_CAST = re.compile(rb"\(\s*(?:const\s+)?void\s*\*\s*\)|(?:reinterpret|static|const)_cast\s*<\s*(?:const\s+)?"
-                        rb"void\s*\*\s*>|HIP_SYMBOL\s*\(")
+_VOID_CAST = re.compile(
+    rb"\(\s*(?:const\s+)?void\s*\*\s*\)|(?:reinterpret|static|const)_cast\s*<\s*(?:const\s+)?"
+    rb"void\s*\*\s*>|HIP_SYMBOL\s*\("
+)
 _NULL = re.compile(rb"nullptr|NULL|0")
-_VOID_POINTER_CAST = re.compile(rb"(?:\(\s*(?:const\s+)?void\s*(?P<stars>(?:\*\s*)+)\)"
-                                rb"|(?:reinterpret|static|const)_cast\s*<\s*(?:const\s+)?void\s*(?P<stars2>(?:\*\s*)+)>)")
+_VOID_POINTER_CAST = re.compile(
+    rb"(?:\(\s*(?:const\s+)?void\s*(?P<stars>(?:\*\s*)+)\)"
+    rb"|(?:reinterpret|static|const)_cast\s*<\s*(?:const\s+)?void\s*(?P<stars2>(?:\*\s*)+)>)"
+)
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 
@@ -42,8 +47,9 @@ class ArgumentOutcome:
     findings: list[tuple[str, int, int, str, str]] = field(default_factory=list)  # code, start, end, name, message
 
 
-def choose_rule(rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: str,
-                version: Version) -> ArgumentRule | None:
+def choose_rule(
+    rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: str, version: Version
+) -> ArgumentRule | None:
     """The rule for this use of the name: a rule for its exact argument count wins over one for any count."""
     count = None if site.arguments is None else len(site.arguments)
     best = None
@@ -59,9 +65,9 @@ def choose_rule(rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: st
     return best
 
 
-def plan_call(site: NameSite, rule: ArgumentRule, source: bytes,
-              calls_by_name: dict[str, list[NameSite]]
-              ) -> tuple[PlannedCall | None, list[tuple[str, int, int, str, str]]]:
+def plan_call(
+    site: NameSite, rule: ArgumentRule, source: bytes, calls_by_name: dict[str, list[NameSite]]
+) -> tuple[PlannedCall | None, list[tuple[str, int, int, str, str]]]:
     """Check the rewrite can be made here; (plan, findings). No plan: the findings say why."""
     name = site.name
     if rule.arguments is None:
@@ -81,20 +87,33 @@ def plan_call(site: NameSite, rule: ArgumentRule, source: bytes,
         elif _SIDE_EFFECT.search(texts[i]) and not _NULL.fullmatch(texts[i].strip()):
             problem = f"argument {i + 1} ('{_shown(texts[i])}') may have side effects"
     for i in range(len(arguments) - 1):
-        if _COMMENT.search(source[arguments[i][1]:arguments[i + 1][0]]) and not _adjacent_kept(rule.arguments, i):
+        if _COMMENT.search(source[arguments[i][1] : arguments[i + 1][0]]) and not _adjacent_kept(rule.arguments, i):
             problem = "a comment sits between arguments the rewrite moves"
     borrowed = None
     if problem is None and rule.borrow_call is not None:
         borrowed, problem = _borrow(site, rule, source, calls_by_name.get(rule.borrow_call, []))
     if problem is not None:
         hint = f": {rule.message}" if rule.message else f" as ({rule.arguments})"
-        return None, [("HP105", site.start, site.end, name,
-                       f"'{name}' takes other arguments in HIP, and hipport cannot rewrite this call ({problem}); "
-                       f"rewrite it by hand{hint}")]
+        return None, [
+            (
+                "HP105",
+                site.start,
+                site.end,
+                name,
+                f"'{name}' takes other arguments in HIP, and hipport cannot rewrite this call ({problem}); "
+                f"rewrite it by hand{hint}",
+            )
+        ]
     findings: list[tuple[str, int, int, str, str]] = []
-    meaningful = [] if "*" in rule.silent_values else \
-        [texts[i].decode("utf-8", "replace").strip() for i in dropped
-         if texts[i].decode("utf-8", "replace").strip() not in rule.silent_values]
+    meaningful = (
+        []
+        if "*" in rule.silent_values
+        else [
+            texts[i].decode("utf-8", "replace").strip()
+            for i in dropped
+            if texts[i].decode("utf-8", "replace").strip() not in rule.silent_values
+        ]
+    )
     if rule.message and (rule.report or meaningful or (not rule.silent_values and dropped)):
         detail = f" (dropped: {', '.join(meaningful)})" if meaningful else ""
         findings.append((rule.code, site.start, site.end, name, rule.message + detail))
@@ -139,7 +158,7 @@ def apply_plans(plans: list[PlannedCall], source: bytes, edits: list[Edit]) -> l
         edits = [e for e in edits if id(e) not in taken]
         prefix = _common_prefix(original, text)
         suffix = _common_prefix(original[prefix:][::-1], text[prefix:][::-1])
-        edits.append(Edit(start + prefix, end - suffix, text[prefix:len(text) - suffix]))
+        edits.append(Edit(start + prefix, end - suffix, text[prefix : len(text) - suffix]))
     return edits
 
 
@@ -154,7 +173,7 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
 
     out: list[bytes] = []
     pieces = template_pieces(plan.rule.arguments or "")
-    gaps = [source[arguments[i][1]:arguments[i + 1][0]] for i in range(len(arguments) - 1)]
+    gaps = [source[arguments[i][1] : arguments[i + 1][0]] for i in range(len(arguments) - 1)]
     previous: int | None = None
     separators = 0  # the call's own commas and line breaks are reused in order, so its layout stays
     for n, piece in enumerate(pieces):
@@ -163,8 +182,11 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
             nxt = _index(following)
             if previous is not None and nxt == previous + 1 and nxt < len(arguments) and _SEPARATOR.fullmatch(piece):
                 out.append(gaps[previous])
-            elif _SEPARATOR.fullmatch(piece) and separators < len(gaps) and _SEPARATOR.fullmatch(
-                    gaps[separators].decode("utf-8", "replace")):
+            elif (
+                _SEPARATOR.fullmatch(piece)
+                and separators < len(gaps)
+                and _SEPARATOR.fullmatch(gaps[separators].decode("utf-8", "replace"))
+            ):
                 out.append(gaps[separators])
             else:
                 out.append(piece.encode("ascii"))
@@ -185,7 +207,7 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
             last = len(arguments) - 1
             pieces_text = [written(index)]
             for i in range(index + 1, last + 1):
-                pieces_text.append(source[arguments[i - 1][1]:arguments[i][0]])
+                pieces_text.append(source[arguments[i - 1][1] : arguments[i][0]])
                 pieces_text.append(written(i))
             out.append(b"".join(pieces_text))
             previous = last
@@ -226,7 +248,7 @@ def _region(site: NameSite, source: bytes) -> tuple[int, int] | None:
     if arguments:
         return arguments[0][0], arguments[-1][1]
     m = re.compile(rb"\s*\(\s*").match(source, site.end)
-    if m is None or source[m.end():m.end() + 1] != b")":
+    if m is None or source[m.end() : m.end() + 1] != b")":
         return None
     return m.end(), m.end()
 
@@ -251,8 +273,13 @@ def _adjacent_kept(template: str, i: int) -> bool:
         if piece.group("rest") and index <= i:
             return True
         between = pieces[n + 1] if n + 1 < len(pieces) else None
-        if index == i and isinstance(between, str) and _SEPARATOR.fullmatch(between) and \
-                n + 2 < len(pieces) and _index(pieces[n + 2]) == i + 1:
+        if (
+            index == i
+            and isinstance(between, str)
+            and _SEPARATOR.fullmatch(between)
+            and n + 2 < len(pieces)
+            and _index(pieces[n + 2]) == i + 1
+        ):
             return True
     return False
 
@@ -263,16 +290,22 @@ def _index(piece) -> int | None:
     return int(piece.group("index"))
 
 
-def _borrow(site: NameSite, rule: ArgumentRule, source: bytes,
-            candidates: list[NameSite]) -> tuple[bytes | None, str | None]:
+def _borrow(
+    site: NameSite, rule: ArgumentRule, source: bytes, candidates: list[NameSite]
+) -> tuple[bytes | None, str | None]:
     arguments = site.arguments or []
     match, wanted = rule.borrow_match, rule.borrow_argument
     if match is None or wanted is None or match >= len(arguments):
         return None, f"it has no argument {match}"
     key = _squeezed(source[slice(*arguments[match])])
-    found = {_squeezed(source[slice(*c.arguments[wanted])]) for c in candidates
-             if c.arguments and len(c.arguments) > max(match, wanted) and c.start < site.start
-             and _squeezed(source[slice(*c.arguments[match])]) == key}
+    found = {
+        _squeezed(source[slice(*c.arguments[wanted])])
+        for c in candidates
+        if c.arguments
+        and len(c.arguments) > max(match, wanted)
+        and c.start < site.start
+        and _squeezed(source[slice(*c.arguments[match])]) == key
+    }
     if len(found) != 1:
         how = "no" if not found else "more than one"
         return None, f"{how} earlier {rule.borrow_call} call with the same '{key.decode('utf-8', 'replace')}'"

@@ -16,6 +16,7 @@ What happens then:
   when each sits behind its own #if, since the clash needs both of them.
 Declarations alone may repeat, unless their return types differ.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -31,8 +32,15 @@ from hipport.ruleset.model import RuleSet
 CONDITIONALS = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"})
 ALTERNATIVES = frozenset({"preproc_else", "preproc_elif", "preproc_elifdef"})
 SCOPES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
-DECLARATORS = frozenset({"pointer_declarator", "reference_declarator", "function_declarator",
-                         "parenthesized_declarator", "attributed_declarator"})
+DECLARATORS = frozenset(
+    {
+        "pointer_declarator",
+        "reference_declarator",
+        "function_declarator",
+        "parenthesized_declarator",
+        "attributed_declarator",
+    }
+)
 _TOKEN = re.compile(rb"[A-Za-z_]\w*|\d[\w.']*|\S")
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 
@@ -101,68 +109,98 @@ def collapsed_overloads(source: bytes, parsed: ParsedFile, rules: RuleSet, roc: 
     return edits, findings
 
 
-def _judge(source: bytes, name: str, ported: tuple[str, ...], members: list[_Function],
-           edits: list, findings: list) -> None:
+def _judge(
+    source: bytes, name: str, ported: tuple[str, ...], members: list[_Function], edits: list, findings: list
+) -> None:
     signature = f"{name}({', '.join(ported)})"
     first = members[0]
     for other in members[1:]:
         if other.written == first.written or _exclusive(first, other):
             continue
-        spelled = f"'{name}({', '.join(first.written)})' (line {first.line}) and " \
-                  f"'{name}({', '.join(other.written)})' (line {other.line})"
+        spelled = (
+            f"'{name}({', '.join(first.written)})' (line {first.line}) and "
+            f"'{name}({', '.join(other.written)})' (line {other.line})"
+        )
         if other.returns != first.returns:
-            findings.append(CollapseFinding(
-                "HP431", other.node.start_byte, other.node.end_byte, name,
-                f"{spelled} both become '{signature}' in HIP with different return types, which C++ "
-                "rejects; rename one of them"))
+            findings.append(
+                CollapseFinding(
+                    "HP431",
+                    other.node.start_byte,
+                    other.node.end_byte,
+                    name,
+                    f"{spelled} both become '{signature}' in HIP with different return types, which C++ "
+                    "rejects; rename one of them",
+                )
+            )
             continue
         if first.body is None or other.body is None:
             continue  # a declaration may repeat
         if first.body == other.body:
             continue  # guarded below, once for the whole group
         both = not _conditions_apart(first, other)
-        findings.append(CollapseFinding(
-            "HP431", other.node.start_byte, other.node.end_byte, name,
-            f"{spelled} both become '{signature}' in HIP, so the second is a redefinition"
-            + (". Their bodies differ: keep one, or rename one and its callers" if both else
-               f" wherever both are compiled ({_condition_text(source, first)} and "
-               f"{_condition_text(source, other)}). Their bodies differ: keep one, or rename one"),
-            severity=None if both else "info"))
+        findings.append(
+            CollapseFinding(
+                "HP431",
+                other.node.start_byte,
+                other.node.end_byte,
+                name,
+                f"{spelled} both become '{signature}' in HIP, so the second is a redefinition"
+                + (
+                    ". Their bodies differ: keep one, or rename one and its callers"
+                    if both
+                    else f" wherever both are compiled ({_condition_text(source, first)} and "
+                    f"{_condition_text(source, other)}). Their bodies differ: keep one, or rename one"
+                ),
+                severity=None if both else "info",
+            )
+        )
     definitions = [m for m in members if m.body is not None]
     if len(definitions) > 1 and len({m.body for m in definitions}) == 1:
-        macro = "HIPPORT_ONE_" + re.sub(r"\W", "_", name) + "_" + \
-            hashlib.sha1(signature.encode()).hexdigest()[:8]
+        macro = "HIPPORT_ONE_" + re.sub(r"\W", "_", name) + "_" + hashlib.sha1(signature.encode()).hexdigest()[:8]
         planned = [_guard(source, m, macro) for m in definitions]
         if all(p is not None for p in planned):
             for plan in planned:
                 edits.extend(plan or ())
             lines = ", ".join(str(m.line) for m in definitions)
             for m in definitions[1:]:
-                findings.append(CollapseFinding(
-                    "HP432", m.node.start_byte, m.node.end_byte, name,
-                    f"the definitions of '{name}' on lines {lines} all become '{signature}' in HIP and "
-                    f"do the same once ported: each is guarded by {macro}, so the first one compiled is kept",
-                    fix=macro, applicability=Applicability.SAFE))
+                findings.append(
+                    CollapseFinding(
+                        "HP432",
+                        m.node.start_byte,
+                        m.node.end_byte,
+                        name,
+                        f"the definitions of '{name}' on lines {lines} all become '{signature}' in HIP and "
+                        f"do the same once ported: each is guarded by {macro}, so the first one compiled is kept",
+                        fix=macro,
+                        applicability=Applicability.SAFE,
+                    )
+                )
         else:
-            findings.append(CollapseFinding(
-                "HP431", definitions[1].node.start_byte, definitions[1].node.end_byte, name,
-                f"the definitions of '{name}' on lines {', '.join(str(m.line) for m in definitions)} all "
-                f"become '{signature}' in HIP (they do the same once ported); keep one of them"))
+            findings.append(
+                CollapseFinding(
+                    "HP431",
+                    definitions[1].node.start_byte,
+                    definitions[1].node.end_byte,
+                    name,
+                    f"the definitions of '{name}' on lines {', '.join(str(m.line) for m in definitions)} all "
+                    f"become '{signature}' in HIP (they do the same once ported); keep one of them",
+                )
+            )
 
 
 def _guard(source: bytes, function: _Function, macro: str) -> list | None:
     """Edits wrapping function in #ifndef macro ... #endif, or None when it does not own its lines."""
     start, end = function.node.start_byte, function.node.end_byte
-    if source[function.line_start:start].strip():
+    if source[function.line_start : start].strip():
         return None
     line_end = source.find(b"\n", end)
     line_end = len(source) if line_end < 0 else line_end
     rest = _COMMENT.sub(b"", source[end:line_end])
     if rest.strip():
         return None
-    if line_end > 0 and source[line_end - 1:line_end] == b"\r":
+    if line_end > 0 and source[line_end - 1 : line_end] == b"\r":
         line_end -= 1
-    newline = b"\r\n" if source[line_end:line_end + 1] == b"\r" else b"\n"
+    newline = b"\r\n" if source[line_end : line_end + 1] == b"\r" else b"\n"
     opening = b"#ifndef " + macro.encode() + newline + b"#define " + macro.encode() + newline
     return [(function.line_start, function.line_start, opening), (line_end, line_end, newline + b"#endif")]
 
@@ -228,8 +266,11 @@ def _walk(node, source: bytes, renames, scope: tuple, conditions: tuple, found: 
                 continue
         if kind in SCOPES or kind == "linkage_specification":
             name = child.child_by_field_name("name")
-            inner = scope + ((name.text.decode("utf-8", "replace") if name is not None else "{}"),) \
-                if kind in SCOPES else scope
+            inner = (
+                scope + ((name.text.decode("utf-8", "replace") if name is not None else "{}"),)
+                if kind in SCOPES
+                else scope
+            )
             _walk(child, source, renames, inner, conditions, found, line_starts)
         elif kind in ALTERNATIVES:
             # the alternative of the conditional we are in: same node id, other branch
@@ -239,17 +280,27 @@ def _walk(node, source: bytes, renames, scope: tuple, conditions: tuple, found: 
                 inner = inner + ((child.id, False, _test(child, source)),)
             _walk(child, source, renames, scope, inner, found, line_starts)
         elif kind in CONDITIONALS:
-            _walk(child, source, renames, scope, conditions + ((child.id, False, _test(child, source)),), found,
-                  line_starts)
+            _walk(
+                child,
+                source,
+                renames,
+                scope,
+                conditions + ((child.id, False, _test(child, source)),),
+                found,
+                line_starts,
+            )
         elif kind in ("declaration_list", "field_declaration_list", "translation_unit"):
             _walk(child, source, renames, scope, conditions, found, line_starts)
 
 
 def _test(node, source: bytes) -> str:
     condition = node.child_by_field_name("condition") or node.child_by_field_name("name")
-    keyword = source[node.start_byte:node.start_byte + 8].split()[0].decode("ascii", "replace") if \
-        node.end_byte > node.start_byte else "#if"
-    text = source[condition.start_byte:condition.end_byte].decode("utf-8", "replace") if condition else ""
+    keyword = (
+        source[node.start_byte : node.start_byte + 8].split()[0].decode("ascii", "replace")
+        if node.end_byte > node.start_byte
+        else "#if"
+    )
+    text = source[condition.start_byte : condition.end_byte].decode("utf-8", "replace") if condition else ""
     return f"{keyword} {' '.join(text.split())}"
 
 
@@ -258,7 +309,7 @@ def _function(node, source: bytes, renames, scope, conditions, line_starts) -> _
     template = b""
     if node.type == "template_declaration":
         parameters = node.child_by_field_name("parameters")
-        template = source[parameters.start_byte:parameters.end_byte] if parameters is not None else b""
+        template = source[parameters.start_byte : parameters.end_byte] if parameters is not None else b""
         inner = [c for c in node.named_children if c.type in ("function_definition", "declaration")]
         if not inner:
             return None
@@ -266,9 +317,10 @@ def _function(node, source: bytes, renames, scope, conditions, line_starts) -> _
     declarator = node.child_by_field_name("declarator")
     wrappers = b""
     while declarator is not None and declarator.type in DECLARATORS and declarator.type != "function_declarator":
-        wrappers += source[declarator.start_byte:declarator.start_byte + 1]
+        wrappers += source[declarator.start_byte : declarator.start_byte + 1]
         declarator = declarator.child_by_field_name("declarator") or (
-            declarator.named_children[-1] if declarator.named_children else None)
+            declarator.named_children[-1] if declarator.named_children else None
+        )
     if declarator is None or declarator.type != "function_declarator":
         return None
     name_node = declarator.child_by_field_name("declarator")
@@ -289,18 +341,28 @@ def _function(node, source: bytes, renames, scope, conditions, line_starts) -> _
         written.append(" ".join(t.decode("utf-8", "replace") for t in tokens))
         ported.append(" ".join(renames.get(t, t).decode("utf-8", "replace") for t in tokens))
     type_node = node.child_by_field_name("type")
-    head = source[node.start_byte:type_node.end_byte] if type_node is not None else b""
-    after = source[parameters.end_byte:declarator.end_byte]  # const, noexcept, -> trailing type
+    head = source[node.start_byte : type_node.end_byte] if type_node is not None else b""
+    after = source[parameters.end_byte : declarator.end_byte]  # const, noexcept, -> trailing type
     returns = _ported_tokens(template + b" " + head + wrappers + b" " + after, renames)
     body_node = node.child_by_field_name("body") if node.type == "function_definition" else None
-    body = _ported_tokens(source[body_node.start_byte:body_node.end_byte], {**renames, **placeholders}) \
-        if body_node else None
+    body = (
+        _ported_tokens(source[body_node.start_byte : body_node.end_byte], {**renames, **placeholders})
+        if body_node
+        else None
+    )
     line = bisect.bisect_right(line_starts, outer.start_byte)
     function = _Function(
-        node=outer, name="::".join(scope + (" ".join(name_node.text.decode("utf-8", "replace").split()),)),
-        written=tuple(written), ported=tuple(ported), returns=returns.decode("utf-8", "replace"), body=body,
+        node=outer,
+        name="::".join(scope + (" ".join(name_node.text.decode("utf-8", "replace").split()),)),
+        written=tuple(written),
+        ported=tuple(ported),
+        returns=returns.decode("utf-8", "replace"),
+        body=body,
         conditions=tuple((node_id, alternative) for node_id, alternative, _ in conditions),
-        tests=tuple(test for _, _, test in conditions), line_start=line_starts[line - 1], line=line)
+        tests=tuple(test for _, _, test in conditions),
+        line_start=line_starts[line - 1],
+        line=line,
+    )
     return function
 
 
@@ -317,8 +379,9 @@ def _parameter_tokens(parameter, source: bytes) -> tuple[list[bytes], bytes]:
             name_span = (declarator.start_byte, declarator.end_byte)
             break
         declarator = declarator.child_by_field_name("declarator") or next(
-            (c for c in declarator.named_children if c.type not in ("type_qualifier",)), None)
-    text = source[parameter.start_byte:end]
+            (c for c in declarator.named_children if c.type not in ("type_qualifier",)), None
+        )
+    text = source[parameter.start_byte : end]
     name = b""
     if name_span is not None:
         a, b = name_span[0] - parameter.start_byte, name_span[1] - parameter.start_byte

@@ -1,4 +1,5 @@
 """Apply byte-range edits to the original bytes in one pass."""
+
 from __future__ import annotations
 
 from hipport.diagnostics import Edit
@@ -36,7 +37,7 @@ def apply_edits(source: bytes, ordered: list[Edit]) -> bytes:
     pieces = []
     cursor = 0
     for edit in ordered:
-        pieces.append(source[cursor:edit.start])
+        pieces.append(source[cursor : edit.start])
         pieces.append(edit.text)
         cursor = edit.end
     pieces.append(source[cursor:])

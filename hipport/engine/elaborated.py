@@ -6,6 +6,7 @@ with another tag (`typedef struct _hipGraphicsResource hipGraphicsResource;`), a
 rules/hip-typedefs.toml lists those types (tools/hip_typedefs.py reads them from the installed
 HIP headers).
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,11 @@ def elaborated_keyword(source: bytes, start: int, end: int) -> int | None:
     (`struct X;`, `struct X {`), which is left as written."""
     window_start = max(0, start - 16)
     match = _KEYWORD.search(source, window_start, start)
-    if match is None or (match.start() == window_start and window_start > 0
-                         and re.match(rb"[A-Za-z0-9_]", source[window_start - 1:window_start])):
+    if match is None or (
+        match.start() == window_start
+        and window_start > 0
+        and re.match(rb"[A-Za-z0-9_]", source[window_start - 1 : window_start])
+    ):
         return None
     if _DECLARES_TAG.match(source, end):
         return None

@@ -1,4 +1,5 @@
 """What porting one file produced: its output bytes, edits, findings and counts."""
+
 from __future__ import annotations
 
 from collections import Counter

@@ -4,6 +4,7 @@ Include changes are planned together, after every name is seen, so the
 runtime include is inserted once and two CUDA headers that map to one HIP
 header leave a single #include (the LibCST-style queue, applied once).
 """
+
 from __future__ import annotations
 
 import re
@@ -23,8 +24,9 @@ class IncludePlan:
     findings: list[tuple[str, int, int, str, str]] = field(default_factory=list)  # code, start, end, name, msg
 
 
-def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Options,
-                  needs_runtime: bool, needs_runtime_api: bool) -> IncludePlan:
+def plan_includes(
+    source: bytes, parsed: ParsedFile, rules: RuleSet, options: Options, needs_runtime: bool, needs_runtime_api: bool
+) -> IncludePlan:
     plan = IncludePlan()
     kept: list[tuple[str, tuple[int, ...]]] = []
     ported: list[tuple[IncludeSite, str]] = []  # the includes whose path the port rewrites, in order
@@ -45,8 +47,10 @@ def plan_includes(source: bytes, parsed: ParsedFile, rules: RuleSet, options: Op
     # nvcc includes cuda_runtime.h before anything else in a CUDA file, so every CUDA header saw
     # the runtime; HIP's own headers need it too (hip_cooperative_groups.h, driver_types.h and
     # channel_descriptor.h do not compile without it on HIP 5.2).
-    first_ported = next((site for site, target in ported if target != rules.runtime_api_include
-                         and _needs_runtime(site.path, rules)), None)
+    first_ported = next(
+        (site for site, target in ported if target != rules.runtime_api_include and _needs_runtime(site.path, rules)),
+        None,
+    )
     if runtime in targets:
         _runtime_first(source, parsed, rules, ported, first_ported, needs_runtime, plan)
         return plan
@@ -60,8 +64,15 @@ def _needs_runtime(cuda_path: str, rules: RuleSet) -> bool:
     return header is not None and header.library in rules.runtime_libraries
 
 
-def _runtime_first(source: bytes, parsed: ParsedFile, rules: RuleSet, ported: list[tuple[IncludeSite, str]],
-                   first_ported: IncludeSite | None, device_code: bool, plan: IncludePlan) -> None:
+def _runtime_first(
+    source: bytes,
+    parsed: ParsedFile,
+    rules: RuleSet,
+    ported: list[tuple[IncludeSite, str]],
+    first_ported: IncludeSite | None,
+    device_code: bool,
+    plan: IncludePlan,
+) -> None:
     """A CUDA include ported to the runtime moves up to just before the first include that
     needs it: a ported CUDA header, or in device code (which nvcc compiled with the runtime
     included first) a project header, which may test the runtime's guard."""
@@ -80,12 +91,15 @@ def _runtime_first(source: bytes, parsed: ParsedFile, rules: RuleSet, ported: li
     plan.edits = [edit for edit in plan.edits if edit.start != runtime.path_start]
     _remove_line(source, runtime, plan)
     newline = newline_of(source)
-    plan.edits.append(Edit(anchor.line_start, anchor.line_start,
-                           b"#include <" + rules.runtime_include.encode("ascii") + b">" + newline))
+    plan.edits.append(
+        Edit(
+            anchor.line_start, anchor.line_start, b"#include <" + rules.runtime_include.encode("ascii") + b">" + newline
+        )
+    )
 
 
 def _quoted(source: bytes, site: IncludeSite) -> bool:
-    return source[site.path_start - 1:site.path_start] == b'"'
+    return source[site.path_start - 1 : site.path_start] == b'"'
 
 
 def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePlan) -> str | None:
@@ -97,8 +111,9 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
         return None
     if header.hip is None:
         note = f": {header.note}" if header.note else ""
-        plan.findings.append(("HP103", site.path_start, site.path_end, site.path,
-                              f"<{site.path}> has no HIP equivalent{note}"))
+        plan.findings.append(
+            ("HP103", site.path_start, site.path_end, site.path, f"<{site.path}> has no HIP equivalent{note}")
+        )
         return site.path
     roc = options.roc and header.roc is not None
     path = header.roc if roc else header.hip
@@ -106,22 +121,32 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
     if header.added and not roc and target < parse_version(header.added):
         if header.older:
             return header.older  # what that HIP declares the same API in
-        plan.findings.append((
-            "HP201", site.path_start, site.path_end, site.path,
-            f"'{site.path}' -> '{path}' needs HIP {format_version(parse_version(header.added))}, "
-            f"target is {format_version(target)}",
-        ))
+        plan.findings.append(
+            (
+                "HP201",
+                site.path_start,
+                site.path_end,
+                site.path,
+                f"'{site.path}' -> '{path}' needs HIP {format_version(parse_version(header.added))}, "
+                f"target is {format_version(target)}",
+            )
+        )
         return path
     # ROCm before the library's move to its include directory only has the flat path.
     if header.dir_added and target < parse_version(header.dir_added):
         flat = header.roc_flat if roc else header.hip_flat
         if flat:
             removed = f" and gone in {header.flat_removed}" if header.flat_removed else ""
-            plan.findings.append((
-                "HP205", site.path_start, site.path_end, site.path,
-                f"'{site.path}' -> '{flat}': HIP {format_version(target)} predates '{path}' "
-                f"(ROCm {header.dir_added}); the flat path is deprecated from {header.dir_added}{removed}",
-            ))
+            plan.findings.append(
+                (
+                    "HP205",
+                    site.path_start,
+                    site.path_end,
+                    site.path,
+                    f"'{site.path}' -> '{flat}': HIP {format_version(target)} predates '{path}' "
+                    f"(ROCm {header.dir_added}); the flat path is deprecated from {header.dir_added}{removed}",
+                )
+            )
             return flat
     return path
 
@@ -131,21 +156,28 @@ def header_rule(rules: RuleSet, path: str) -> HeaderRule | None:
     rule = rules.headers.get(path)
     slash = path.rfind("/")
     while rule is None and slash > 0:
-        rule = rules.headers.get(path[:slash + 1])
+        rule = rules.headers.get(path[: slash + 1])
         slash = path.rfind("/", 0, slash)
     return rule
 
 
 def _remove_line(source: bytes, site: IncludeSite, plan: IncludePlan) -> None:
     """Delete an include line, but never the code or comment that shares the line."""
-    rest = source[site.path_end + 1:site.line_end].strip()
+    rest = source[site.path_end + 1 : site.line_end].strip()
     if not rest:
         plan.edits.append(Edit(site.line_start, site.line_end, b""))
     elif rest.startswith(b"//") or (rest.startswith(b"/*") and rest.endswith(b"*/") and rest.count(b"*/") == 1):
         plan.edits.append(Edit(site.line_start, site.path_end + 1, b""))  # the comment stays on its line
     else:
-        plan.findings.append(("HP105", site.path_start, site.path_end, site.path,
-                              f"text follows '#include <{site.path}>' on its line; remove the include by hand"))
+        plan.findings.append(
+            (
+                "HP105",
+                site.path_start,
+                site.path_end,
+                site.path,
+                f"text follows '#include <{site.path}>' on its line; remove the include by hand",
+            )
+        )
 
 
 def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scope: tuple[int, ...]) -> bool:
@@ -154,14 +186,16 @@ def _already_included(kept: list[tuple[str, tuple[int, ...]]], target: str, scop
 
 
 def _removable(source: bytes, site: IncludeSite) -> bool:
-    rest = source[site.path_end + 1:site.line_end].strip()
+    rest = source[site.path_end + 1 : site.line_end].strip()
     return not rest or rest.startswith(b"//")
 
 
 _LEADING = re.compile(rb"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 _PRAGMA_ONCE = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*\n?")
-_GUARD = re.compile(rb"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n(?:[ \t]*(?://[^\n]*)?\n)*"
-                    rb"[ \t]*#[ \t]*define[ \t]+\1\b[^\n]*\n?")
+_GUARD = re.compile(
+    rb"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[^\n]*\n(?:[ \t]*(?://[^\n]*)?\n)*"
+    rb"[ \t]*#[ \t]*define[ \t]+\1\b[^\n]*\n?"
+)
 
 
 def _after_guard(source: bytes, default: int) -> int:

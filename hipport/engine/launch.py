@@ -6,6 +6,7 @@ around it, so comments and line breaks inside a launch survive, and edits
 inside the kernel name, the configuration and the arguments never overlap
 this rewrite.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,15 +38,24 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
         gaps.append((block[1], after_config, [b">>>", b"("], [block_close + b", 0, 0", open_args]))
     elif len(extra) == 1:
         shmem = extra[0]
-        gaps += [(block[1], shmem[0], [b","], [block_close + b", "]),
-                 (shmem[1], after_config, [b">>>", b"("], [b", 0", open_args])]
+        gaps += [
+            (block[1], shmem[0], [b","], [block_close + b", "]),
+            (shmem[1], after_config, [b">>>", b"("], [b", 0", open_args]),
+        ]
     else:
         shmem, stream = extra
-        gaps += [(block[1], shmem[0], [b","], [block_close + b", "]),
-                 (shmem[1], stream[0], [b","], [None]),
-                 (stream[1], after_config, [b">>>", b"("], [b"", open_args])]
-    edits = [Edit(kernel_start, kernel_start,
-                  b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if launch.kernel_is_template else b""))]
+        gaps += [
+            (block[1], shmem[0], [b","], [block_close + b", "]),
+            (shmem[1], stream[0], [b","], [None]),
+            (stream[1], after_config, [b">>>", b"("], [b"", open_args]),
+        ]
+    edits = [
+        Edit(
+            kernel_start,
+            kernel_start,
+            b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if launch.kernel_is_template else b""),
+        )
+    ]
     for start, end, tokens, replacements in gaps:
         spans = punctuation_spans(source, start, end, tokens)
         if spans is None:
@@ -56,10 +66,9 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
     return edits
 
 
-
 def _is_dim3(source: bytes, span: tuple[int, int]) -> bool:
     """Whether the configuration expression is one dim3(...) or dim3{...} construction."""
-    text = source[span[0]:span[1]]
+    text = source[span[0] : span[1]]
     m = re.match(rb"dim3\s*([({])", text)
     if m is None:
         return False
@@ -67,7 +76,7 @@ def _is_dim3(source: bytes, span: tuple[int, int]) -> bool:
     closer = b")" if opener == b"(" else b"}"
     depth = 0
     for i in range(m.start(1), len(text)):
-        c = text[i:i + 1]
+        c = text[i : i + 1]
         if c == opener:
             depth += 1
         elif c == closer:

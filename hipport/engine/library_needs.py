@@ -6,6 +6,7 @@ anyone compiles, lets a report (and `hipport verify`) tell the two apart. The
 needs are rule data (`library_need` in rules/lint-semantics.toml), matched on
 the include paths the ported file has: after the header renames.
 """
+
 from __future__ import annotations
 
 from hipport.parse.sites import ParsedFile
@@ -25,9 +26,13 @@ def library_needs(parsed: ParsedFile, rules: RuleSet, roc: bool) -> list[tuple[i
                 continue
             package = f" (package {need.package})" if need.package else ""
             ported = f" (<{path}> once ported)" if path != site.path else ""
-            found[need.library] = (site.path_start, site.path_end, site.path, need.library,
-                                   f"the file includes <{site.path}>{ported}, so it needs {need.library}{package} "
-                                   "besides the HIP runtime")
+            found[need.library] = (
+                site.path_start,
+                site.path_end,
+                site.path,
+                need.library,
+                f"the file includes <{site.path}>{ported}, so it needs {need.library}{package} besides the HIP runtime",
+            )
             break
     return list(found.values())
 

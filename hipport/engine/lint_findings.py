@@ -4,6 +4,7 @@ A fix is applied by convert only when its rule says it is safe (fix_safe) and
 the matcher found it safe at that place (a literal written at the call, a
 presence test of a macro); otherwise it is reported as a suggestion.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,8 +44,12 @@ def lint_outcome(hit: LintHit, rule: StructuralLint, target: Version, call_kept:
         if rule.hip is None:
             return None  # the target has it
         fix = rule.hip
-    words = _Words(name=hit.name, target=format_version(target), hip=rule.hip or "",
-                   added=format_version(parse_version(rule.added)) if rule.added else "")
+    words = _Words(
+        name=hit.name,
+        target=format_version(target),
+        hip=rule.hip or "",
+        added=format_version(parse_version(rule.added)) if rule.added else "",
+    )
     message = rule.message.format_map(words)
     if fix is not None and "{" in fix:
         fix = fix.format_map(words)
@@ -54,5 +59,6 @@ def lint_outcome(hit: LintHit, rule: StructuralLint, target: Version, call_kept:
     if fix is not None:
         safe = (rule.fix_safe or fix == rule.hip) and hit.fixable and call_kept
         applicability = Applicability.SAFE if safe else Applicability.UNSAFE
-    return LintOutcome(rule.code, hit.start, hit.end, hit.name, message, rule.severity, rule.library, fix,
-                       applicability)
+    return LintOutcome(
+        rule.code, hit.start, hit.end, hit.name, message, rule.severity, rule.library, fix, applicability
+    )

@@ -6,6 +6,7 @@ body's tokens: the kernel expression before `<<<`, the configuration up to
 LaunchSite, so --launch-syntax hip rewrites it like any other launch; an empty
 __VA_ARGS__ is fine, because hipLaunchKernelGGL is a variadic macro itself.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,7 @@ def macro_launches(source: bytes) -> list[LaunchSite]:
     found = []
     for m in _DEFINE.finditer(source):
         end = _logical_line_end(source, m.end())
-        if b"<<<" in source[m.end():end]:
+        if b"<<<" in source[m.end() : end]:
             found.extend(_launches_in(source, m.end(), end))
     return found
 
@@ -34,21 +35,27 @@ def _logical_line_end(source: bytes, at: int) -> int:
         newline = source.find(b"\n", at)
         if newline < 0:
             return len(source)
-        if source[newline - 1:newline] == b"\\" or source[newline - 2:newline] == b"\\\r":
+        if source[newline - 1 : newline] == b"\\" or source[newline - 2 : newline] == b"\\\r":
             at = newline + 1
             continue
         return newline
 
 
 def _launches_in(source: bytes, start: int, end: int) -> list[LaunchSite]:
-    tokens = [(m.lastgroup, m.start(), m.end())
-              for m in TOKEN.finditer(source, start, end) if m.lastgroup not in ("space", "comment")]
+    tokens = [
+        (m.lastgroup, m.start(), m.end())
+        for m in TOKEN.finditer(source, start, end)
+        if m.lastgroup not in ("space", "comment")
+    ]
     texts = [source[a:b] for _, a, b in tokens]
     launches = []
     i = 0
     while i + 2 < len(tokens):
-        if texts[i:i + 3] == [b"<", b"<", b"<"] and tokens[i][2] == tokens[i + 1][1] == tokens[i + 1][2] - 1 and \
-                tokens[i + 1][2] == tokens[i + 2][1]:
+        if (
+            texts[i : i + 3] == [b"<", b"<", b"<"]
+            and tokens[i][2] == tokens[i + 1][1] == tokens[i + 1][2] - 1
+            and tokens[i + 1][2] == tokens[i + 2][1]
+        ):
             site = _launch_at(tokens, texts, i)
             if site is not None:
                 launches.append(site)
@@ -73,9 +80,13 @@ def _launch_at(tokens: list, texts: list[bytes], at: int) -> LaunchSite | None:
         return None
     kernel = (tokens[first][1], tokens[at - 1][2])
     return LaunchSite(
-        start=kernel[0], end=tokens[args_close][2], kernel=kernel,
+        start=kernel[0],
+        end=tokens[args_close][2],
+        kernel=kernel,
         kernel_is_template=any(texts[k] == b"<" for k in range(first, at)),
-        config=config, config_close=tokens[close + 2][2], args_open=tokens[args_open][1],
+        config=config,
+        config_close=tokens[close + 2][2],
+        args_open=tokens[args_open][1],
         arguments=arguments,
     )
 
@@ -107,8 +118,12 @@ def _close_of_config(tokens: list, texts: list[bytes], start: int) -> int | None
             depth += 1
         elif texts[i] in (b")", b"]", b"}"):
             depth -= 1
-        elif depth == 0 and texts[i:i + 3] == [b">", b">", b">"] and tokens[i][2] == tokens[i + 1][1] and \
-                tokens[i + 1][2] == tokens[i + 2][1]:
+        elif (
+            depth == 0
+            and texts[i : i + 3] == [b">", b">", b">"]
+            and tokens[i][2] == tokens[i + 1][1]
+            and tokens[i + 1][2] == tokens[i + 2][1]
+        ):
             return i
     return None
 

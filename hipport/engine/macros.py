@@ -8,6 +8,7 @@ number) is reported: its test is never turned true or false behind the user's ba
 Only conditions are touched: the same name elsewhere (an API decoration, a #define) is
 not a question about which header is included.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,11 +44,21 @@ def macro_outcome(rule: MacroRule, target: Version) -> MacroOutcome:
     where = f" (CUDA's <{rule.header}>)" if rule.header else ""
     note = f"; {rule.note}" if rule.note else ""
     if rule.hip is None:
-        return MacroOutcome(None, "HP302", (
-            f"'{rule.cuda}'{where} has no HIP counterpart, so this test is false on HIP; "
-            f"decide what the HIP build needs here{note}"))
+        return MacroOutcome(
+            None,
+            "HP302",
+            (
+                f"'{rule.cuda}'{where} has no HIP counterpart, so this test is false on HIP; "
+                f"decide what the HIP build needs here{note}"
+            ),
+        )
     if rule.added and parse_version(rule.added) > target:
-        return MacroOutcome(rule.hip, "HP201", (
-            f"'{rule.cuda}' -> '{rule.hip}' needs HIP {format_version(parse_version(rule.added))}, "
-            f"target is {format_version(target)}: the test is false there{note}"))
+        return MacroOutcome(
+            rule.hip,
+            "HP201",
+            (
+                f"'{rule.cuda}' -> '{rule.hip}' needs HIP {format_version(parse_version(rule.added))}, "
+                f"target is {format_version(target)}: the test is false there{note}"
+            ),
+        )
     return MacroOutcome(rule.hip)

@@ -10,6 +10,7 @@ finding instead. The parser does not see these members (x and y are not names
 the scanner looks for), so the file's text is read here, only when it names a
 receiver type at all.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,8 +41,13 @@ def member_rewrites(source: bytes, accessors: dict[tuple[str, str], MemberAccess
     variables = _declared(source, present, not_code)
     members = "|".join(sorted({re.escape(m) for _, m in accessors}))
     for variable, receiver in variables.items():
-        pattern = re.compile(rb"(?<![\w.])(?<!->)" + re.escape(variable.encode("ascii")) +
-                             rb"(\s*\[[^\]\n;]*\])?\s*(\.|->)\s*(" + members.encode("ascii") + rb")\b")
+        pattern = re.compile(
+            rb"(?<![\w.])(?<!->)"
+            + re.escape(variable.encode("ascii"))
+            + rb"(\s*\[[^\]\n;]*\])?\s*(\.|->)\s*("
+            + members.encode("ascii")
+            + rb")\b"
+        )
         for m in pattern.finditer(source):
             if _inside(m.start(), not_code):
                 continue
@@ -49,8 +55,10 @@ def member_rewrites(source: bytes, accessors: dict[tuple[str, str], MemberAccess
             if rule is None:
                 continue
             spelled = m.group().decode("utf-8", "replace")
-            write = _WRITE_AFTER.match(source, m.end()) is not None or \
-                _WRITE_BEFORE.search(source, max(0, m.start() - 3), m.start()) is not None
+            write = (
+                _WRITE_AFTER.match(source, m.end()) is not None
+                or _WRITE_BEFORE.search(source, max(0, m.start() - 3), m.start()) is not None
+            )
             if write:
                 out.findings.append((rule.code, m.start(), m.end(), spelled, rule.message))
                 continue

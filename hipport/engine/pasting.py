@@ -5,6 +5,7 @@ The literal piece (`cuda`) is the only byte range that can be rewritten, and
 only when every name the expansions produced maps the same way: cudaMalloc ->
 hipMalloc and cudaFree -> hipFree both turn `cuda` into `hip`.
 """
+
 from __future__ import annotations
 
 from hipport.parse.sites import PastedNameSite
@@ -20,15 +21,15 @@ def pasted_piece(site: PastedNameSite, rules: RuleSet, roc: bool = False) -> str
         if target is None:
             return None
         if name.startswith(site.piece):
-            rest = name[len(site.piece):]
+            rest = name[len(site.piece) :]
             if not target.endswith(rest):
                 return None
-            replacements.add(target[:len(target) - len(rest)])
+            replacements.add(target[: len(target) - len(rest)])
         elif name.endswith(site.piece):
-            rest = name[:len(name) - len(site.piece)]
+            rest = name[: len(name) - len(site.piece)]
             if not target.startswith(rest):
                 return None
-            replacements.add(target[len(rest):])
+            replacements.add(target[len(rest) :])
         else:
             return None
     if len(replacements) != 1:

@@ -1,4 +1,5 @@
 """The rule engine: turn a parsed file's sites into edits and findings."""
+
 from __future__ import annotations
 
 from hipport.diagnostics import Edit
@@ -21,8 +22,14 @@ from hipport.suppress import apply_suppressions
 __all__ = ["FileResult", "port_source"]
 
 
-def port_source(source: bytes, rules: RuleSet, options: Options = Options(), path: str = "<stdin>",
-                backend=None, declared_elsewhere: frozenset[str] = frozenset()) -> FileResult:
+def port_source(
+    source: bytes,
+    rules: RuleSet,
+    options: Options = Options(),
+    path: str = "<stdin>",
+    backend=None,
+    declared_elsewhere: frozenset[str] = frozenset(),
+) -> FileResult:
     """Port one file's bytes. Never raises on odd input: problems become findings.
 
     declared_elsewhere: names the user's project declares outside this file
@@ -33,14 +40,21 @@ def port_source(source: bytes, rules: RuleSet, options: Options = Options(), pat
     return result
 
 
-def _port(source: bytes, rules: RuleSet, options: Options, path: str, backend,
-          declared_elsewhere: frozenset[str]) -> FileResult:
+def _port(
+    source: bytes, rules: RuleSet, options: Options, path: str, backend, declared_elsewhere: frozenset[str]
+) -> FileResult:
     result = FileResult(path=path, source=source, output=source)
     encoding = wide_encoding(source)
     if encoding is not None:  # its identifiers are not ASCII bytes: editing could split characters
         porter = _Porter(source, rules, options, result)
-        porter._finding("HP904", 0, 0, "", f"the file is {encoding}, which hipport does not edit; "
-                        "it was left as it is: convert it to UTF-8 and port it again")
+        porter._finding(
+            "HP904",
+            0,
+            0,
+            "",
+            f"the file is {encoding}, which hipport does not edit; "
+            "it was left as it is: convert it to UTF-8 and port it again",
+        )
         porter._finish()
         return result
     candidates = scan(source, rules.is_interesting, rules.lint_index, rules.scan_memo)
@@ -88,8 +102,13 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                 for launch in launches:
                     edits = launch_edits(launch, self.source)
                     if edits is None:
-                        self._finding("HP105", launch.start, launch.start + 3, "<<<",
-                                      "this launch has an unusual configuration; rewrite it by hand")
+                        self._finding(
+                            "HP105",
+                            launch.start,
+                            launch.start + 3,
+                            "<<<",
+                            "this launch has an unusual configuration; rewrite it by hand",
+                        )
                     else:
                         self.edits.extend(edits)
         if self.rules.member_accessors:
@@ -100,8 +119,12 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(
-            self.source, parsed, self.rules, self.options,
-            needs_runtime=self.uses_device_code, needs_runtime_api=self.uses_runtime_api,
+            self.source,
+            parsed,
+            self.rules,
+            self.options,
+            needs_runtime=self.uses_device_code,
+            needs_runtime_api=self.uses_runtime_api,
         )
         self.edits.extend(include_plan.edits)
         self._semantic_differences(parsed)  # after the includes: a guard at offset 0 goes below them
@@ -109,8 +132,13 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             self._finding(*finding)
         if parsed.syntax_error_at is not None:
             at = parsed.syntax_error_at
-            self._finding("HP901", at, at, "", f"syntax error ({parsed.syntax_error_detail}); "
-                          "code around here was ported by name only")
+            self._finding(
+                "HP901",
+                at,
+                at,
+                "",
+                f"syntax error ({parsed.syntax_error_detail}); code around here was ported by name only",
+            )
         for code, at, message in parsed.notes:
             self._finding(code, at, at, "", message)
         self._finish()

@@ -1,4 +1,5 @@
 """The porter's lint and semantic-difference steps: findings (and safe fixes) beyond the renames."""
+
 from __future__ import annotations
 
 from hipport.diagnostics import Applicability, Edit, Severity
@@ -40,9 +41,17 @@ class LintAndSemanticSteps(PortState):
             if outcome.applicability is Applicability.SAFE:
                 assert outcome.fix is not None  # lint_outcome rates a fix, never its absence, SAFE
                 self.edits.append(Edit(outcome.start, outcome.end, outcome.fix.encode("utf-8")))
-            self._finding(outcome.code, outcome.start, outcome.end, outcome.name, outcome.message,
-                          Severity(outcome.severity) if outcome.severity else None, outcome.library,
-                          fix=outcome.fix, applicability=outcome.applicability)
+            self._finding(
+                outcome.code,
+                outcome.start,
+                outcome.end,
+                outcome.name,
+                outcome.message,
+                Severity(outcome.severity) if outcome.severity else None,
+                outcome.library,
+                fix=outcome.fix,
+                applicability=outcome.applicability,
+            )
         for call, finding in self.mask_warnings.items():
             if call not in superseded:
                 self._finding(*finding)
@@ -51,14 +60,31 @@ class LintAndSemanticSteps(PortState):
         edits, findings = collapsed_overloads(self.source, parsed, self.rules, self.options.roc)
         self._insert_after_includes(edits)
         for f in findings:
-            self._finding(f.code, f.start, f.end, f.name, f.message, Severity(f.severity) if f.severity else None,
-                          fix=f.fix, applicability=f.applicability)
+            self._finding(
+                f.code,
+                f.start,
+                f.end,
+                f.name,
+                f.message,
+                Severity(f.severity) if f.severity else None,
+                fix=f.fix,
+                applicability=f.applicability,
+            )
         for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
             self._finding("HP436", start, end, path, message, library=library)
         for v in vector_operator_findings(self.source, self.rules):
             self._insert_after_includes(v.edits)
-            self._finding(v.code, v.start, v.end, v.name, v.message, Severity(v.severity), v.library,
-                          fix=v.fix, applicability=v.applicability)
+            self._finding(
+                v.code,
+                v.start,
+                v.end,
+                v.name,
+                v.message,
+                Severity(v.severity),
+                v.library,
+                fix=v.fix,
+                applicability=v.applicability,
+            )
 
     def _insert_after_includes(self, edits) -> None:
         """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it

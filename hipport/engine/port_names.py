@@ -1,4 +1,5 @@
 """The porter's name step: apply the rule for each name site (renames, macros, rewrites, argument plans)."""
+
 from __future__ import annotations
 
 from functools import cache, partial
@@ -32,9 +33,13 @@ class NameRuleSteps(PortState):
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
-                self._finding("HP104", site.start, site.end, name,
-                              f"this file declares its own '{name}', so hipport leaves the uses that "
-                              "refer to it as written")
+                self._finding(
+                    "HP104",
+                    site.start,
+                    site.end,
+                    name,
+                    f"this file declares its own '{name}', so hipport leaves the uses that refer to it as written",
+                )
             return
         if (site.shadowed or name in declared_elsewhere) and not site.resolved:
             return
@@ -55,8 +60,13 @@ class NameRuleSteps(PortState):
         if argument_rule is not None and argument_rule.keep_name:
             self._plan_arguments(site, argument_rule)
             return
-        if (argument_rule is None and rule is not None and rule.hip == name and not name.startswith("__")
-                and not self._roc_target(site, rule)):
+        if (
+            argument_rule is None
+            and rule is not None
+            and rule.hip == name
+            and not name.startswith("__")
+            and not self._roc_target(site, rule)
+        ):
             return  # scanned for --roc only (csrilu02Info_t is HIP's spelling too)
         if rule is not None:
             self._apply_name_rule(site, rule, argument_rule.hip if argument_rule else None)
@@ -66,12 +76,18 @@ class NameRuleSteps(PortState):
             self._plan_arguments(site, argument_rule)
         lint = rules.lints.get(name)
         if lint is not None:
-            self._finding(lint.code, site.start, site.end, name, lint.message,
-                          Severity(lint.severity) if lint.severity else None)
+            self._finding(
+                lint.code, site.start, site.end, name, lint.message, Severity(lint.severity) if lint.severity else None
+            )
         if rule is None and lint is None and name not in rules.namespaces and rules.unmapped_re.match(name):
             self.result.unmapped[name] += 1
-            self._finding("HP102", site.start, site.end, name,
-                          f"'{name}' looks like a CUDA API but no rule maps it; port it by hand")
+            self._finding(
+                "HP102",
+                site.start,
+                site.end,
+                name,
+                f"'{name}' looks like a CUDA API but no rule maps it; port it by hand",
+            )
 
     def _roc_target(self, site: NameSite, rule: NameRule) -> bool:
         """Whether --roc's spelling applies here (rules/roc-types.toml: value types only in host
@@ -79,6 +95,7 @@ class NameRuleSteps(PortState):
         if not self.options.roc or not rule.roc:
             return False
         return rule.roc_in is None or (self.calls_roc and not site.in_device_code)
+
     def _macro(self, site: NameSite, rule) -> None:
         outcome = macro_outcome(rule, self.target)
         if outcome.replacement is not None:
@@ -93,8 +110,13 @@ class NameRuleSteps(PortState):
         piece = pasted_piece(site, self.rules, self.options.roc)
         names = ", ".join(site.names)
         if piece is None:
-            self._finding("HP105", site.start, site.end, site.piece,
-                          f"macro '{site.macro}' assembles {names} with ##; port it by hand")
+            self._finding(
+                "HP105",
+                site.start,
+                site.end,
+                site.piece,
+                f"macro '{site.macro}' assembles {names} with ##; port it by hand",
+            )
             return
         self.uses_runtime_api = True
         for name in site.names:
@@ -112,8 +134,9 @@ class NameRuleSteps(PortState):
 
     def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
         plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
-        library = argument_rule.library or (self.rules.names[site.name].library if site.name in self.rules.names
-                                             else None)
+        library = argument_rule.library or (
+            self.rules.names[site.name].library if site.name in self.rules.names else None
+        )
         for finding in findings:
             self._finding(*finding, library=library)
         if plan is not None:
@@ -133,17 +156,34 @@ class NameRuleSteps(PortState):
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
             hint = f"; use {rule.replacement}" if rule.replacement else ""
-            self._finding("HP101", site.start, site.end, name,
-                          f"'{name}' ({library}) has no HIP equivalent{hint}", library=rule.library)
+            self._finding(
+                "HP101",
+                site.start,
+                site.end,
+                name,
+                f"'{name}' ({library}) has no HIP equivalent{hint}",
+                library=rule.library,
+            )
             return
         library = rule.library
         self._rename(site, target, library, name)
-        if self.calls_roc and not rule.roc and rule.kind == "function" and not site.in_device_code and \
-                library in self.rules.roc_type_libraries:
-            self._finding("HP118", site.start, site.end, name,
-                          f"'{name}' -> '{target}' works on HIP's value type, but under --roc this file's host "
-                          "code uses the ROC library's (rocblas_float_complex, rocblas_half): use that type's "
-                          "own operations or convert", library=library)
+        if (
+            self.calls_roc
+            and not rule.roc
+            and rule.kind == "function"
+            and not site.in_device_code
+            and library in self.rules.roc_type_libraries
+        ):
+            self._finding(
+                "HP118",
+                site.start,
+                site.end,
+                name,
+                f"'{name}' -> '{target}' works on HIP's value type, but under --roc this file's host "
+                "code uses the ROC library's (rocblas_float_complex, rocblas_half): use that type's "
+                "own operations or convert",
+                library=library,
+            )
         if library in self.rules.runtime_libraries:
             self.uses_runtime_api = True
             if library == "Device_API" and (target != name or name.startswith("__")):
@@ -171,23 +211,44 @@ class NameRuleSteps(PortState):
         finding = partial(self._finding, library=rule.library)
         arrow = f"'{rule.cuda}' -> '{target}'"
         if rule.added and parse_version(rule.added) > self.target:
-            finding("HP201", site.start, site.end, rule.cuda,
-                          f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
+            finding(
+                "HP201", site.start, site.end, rule.cuda, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}"
+            )
         if rule.removed and parse_version(rule.removed) <= self.target:
-            finding("HP203", site.start, site.end, rule.cuda,
-                    f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}{use}")
+            finding(
+                "HP203",
+                site.start,
+                site.end,
+                rule.cuda,
+                f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}{use}",
+            )
         elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
-            finding("HP202", site.start, site.end, rule.cuda,
-                    f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}")
+            finding(
+                "HP202",
+                site.start,
+                site.end,
+                rule.cuda,
+                f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}",
+            )
         if rule.experimental:
-            finding("HP204", site.start, site.end, rule.cuda,
-                          f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")
+            finding(
+                "HP204",
+                site.start,
+                site.end,
+                rule.cuda,
+                f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}",
+            )
 
     def _wrap_argument(self, site: NameSite, wrap) -> None:
         arguments = site.arguments
         if arguments is None or wrap.argument >= len(arguments):
-            self._finding("HP105", site.start, site.end, site.name,
-                          f"'{site.name}' is not called here; wrap its symbol argument in {wrap.wrapper}(...) by hand")
+            self._finding(
+                "HP105",
+                site.start,
+                site.end,
+                site.name,
+                f"'{site.name}' is not called here; wrap its symbol argument in {wrap.wrapper}(...) by hand",
+            )
             return
         start, end = arguments[wrap.argument]
         argument = self.source[start:end]
@@ -214,10 +275,18 @@ class NameRuleSteps(PortState):
             self.dropped.append(site.arguments[outcome.dropped_argument])
         if outcome.needs_define and "define:" + outcome.needs_define not in self.reported_once:
             self.reported_once.add("define:" + outcome.needs_define)
-            self._finding("HP212", site.start, site.end, site.name, (
-                f"'{site.name}' exists in HIP {format_version(self.target)} only when {outcome.needs_define} is "
-                f"defined before the HIP headers are included (it is the default from HIP "
-                f"{_short(rewrite.default_since)}): compile with -D{outcome.needs_define}"), library=rewrite.library)
+            self._finding(
+                "HP212",
+                site.start,
+                site.end,
+                site.name,
+                (
+                    f"'{site.name}' exists in HIP {format_version(self.target)} only when {outcome.needs_define} is "
+                    f"defined before the HIP headers are included (it is the default from HIP "
+                    f"{_short(rewrite.default_since)}): compile with -D{outcome.needs_define}"
+                ),
+                library=rewrite.library,
+            )
         if outcome.mask_warning is not None:
             start, end, message = outcome.mask_warning
             self.mask_warnings[site.start] = ("HP213", start, end, site.name, message)
@@ -241,9 +310,12 @@ def encoded_name(name: str) -> bytes:
 
 def _has_version_finding(rule: NameRule, target) -> bool:
     """Whether _version_findings has anything to say about rule at target."""
-    return bool(rule.experimental) or bool(rule.added and parse_version(rule.added) > target) or \
-        bool(rule.removed and parse_version(rule.removed) <= target) or \
-        bool(rule.deprecated and parse_version(rule.deprecated) <= target)
+    return (
+        bool(rule.experimental)
+        or bool(rule.added and parse_version(rule.added) > target)
+        or bool(rule.removed and parse_version(rule.removed) <= target)
+        or bool(rule.deprecated and parse_version(rule.deprecated) <= target)
+    )
 
 
 def _short(version: str) -> str:

@@ -1,4 +1,5 @@
 """The per-file state the porter's steps share, how they add a finding, and the final edit assembly."""
+
 from __future__ import annotations
 
 from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
@@ -34,23 +35,31 @@ class PortState:
 
     # -- output ----------------------------------------------------------------
 
-    def _finding(self, code: str, start: int, end: int, name: str, message: str,
-                 severity: Severity | None = None, library: str | None = None,
-                 fix: str | None = None, applicability: Applicability | None = None) -> None:
+    def _finding(
+        self,
+        code: str,
+        start: int,
+        end: int,
+        name: str,
+        message: str,
+        severity: Severity | None = None,
+        library: str | None = None,
+        fix: str | None = None,
+        applicability: Applicability | None = None,
+    ) -> None:
         info = self.rules.codes.get(code)
         if severity is None:
             severity = Severity(info.severity) if info else Severity.WARNING
-        self.result.findings.append(Finding(code, severity, start, end, name, message, library=library,
-                                            fix=fix, applicability=applicability))
+        self.result.findings.append(
+            Finding(code, severity, start, end, name, message, library=library, fix=fix, applicability=applicability)
+        )
 
     def _finish(self) -> None:
         ordered, rejected = order_edits(self.edits)
         for edit in rejected:
-            self._finding("HP902", edit.start, edit.end, "",
-                          "two rewrites overlap here; the later one was skipped")
+            self._finding("HP902", edit.start, edit.end, "", "two rewrites overlap here; the later one was skipped")
         self.result.edits = ordered
         self.result.output = apply_edits(self.source, ordered)
         if self.result.findings:  # most files have none, and then no line index is needed
             self.result.findings.sort(key=lambda f: (f.start, f.code))
             assign_positions_and_fingerprints(self.result.findings, LineIndex(self.source))
-

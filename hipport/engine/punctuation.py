@@ -4,6 +4,7 @@ Rewrites that restructure a call (a launch, a dropped argument) must keep the
 comments and line breaks around the pieces they move; they replace only the
 punctuation, with the spaces and tabs beside it.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,7 +23,7 @@ def punctuation_spans(source: bytes, start: int, end: int, tokens: list[bytes]) 
     spans: list[tuple[int, int]] = []
     at = _skip(_TRIVIA, source, start, end)
     for i, token in enumerate(tokens):
-        if at + len(token) > end or source[at:at + len(token)] != token:
+        if at + len(token) > end or source[at : at + len(token)] != token:
             return None
         token_start = at
         while token_start > start and source[token_start - 1] in b" \t":

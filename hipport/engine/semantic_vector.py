@@ -10,6 +10,7 @@ kept for NVIDIA only (the rule's fix is the #if condition); otherwise the findin
 is an error for the user to settle. The rules are `match = "vector-operator"`
 lints (rules/lint-semantics.toml): NAMES are the vector types, TEXT the operators.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -21,8 +22,18 @@ from hipport.ruleset.lintrules import StructuralLint
 from hipport.ruleset.model import RuleSet
 
 COMPONENTS = ("x", "y", "z", "w")
-_CONTAINERS = frozenset({"namespace_definition", "linkage_specification", "declaration_list",
-                         "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_CONTAINERS = frozenset(
+    {
+        "namespace_definition",
+        "linkage_specification",
+        "declaration_list",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+        "preproc_elifdef",
+    }
+)
 _TOKEN = re.compile(rb"[A-Za-z_]\w*|\d[\w.']*|<<=|>>=|\+\+|--|[-+*/%^|&]=|\S")
 
 
@@ -71,8 +82,7 @@ def _prefilter(lint: StructuralLint) -> re.Pattern[bytes]:
     pattern = _PREFILTERS.get(key)
     if pattern is None:
         types = "|".join(map(re.escape, lint.names))
-        pattern = _PREFILTERS[key] = re.compile(
-            rf"operator\s*(?:{lint.text})\s*\(\s*(?:{types})\s*&".encode())
+        pattern = _PREFILTERS[key] = re.compile(rf"operator\s*(?:{lint.text})\s*\(\s*(?:{types})\s*&".encode())
     return pattern
 
 
@@ -97,11 +107,12 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
     name_node = declarator.child_by_field_name("declarator")
     if name_node is None or name_node.type != "operator_name":
         return None
-    operator = "".join(_text(name_node, source).split())[len("operator"):]
+    operator = "".join(_text(name_node, source).split())[len("operator") :]
     if lint.text is None or not re.fullmatch(lint.text, operator):
         return None
-    parameters = [p for p in declarator.child_by_field_name("parameters").named_children
-                  if p.type == "parameter_declaration"]
+    parameters = [
+        p for p in declarator.child_by_field_name("parameters").named_children if p.type == "parameter_declaration"
+    ]
     if not parameters:
         return None
     vector = _parameter_type(parameters[0], source)
@@ -111,24 +122,50 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
     if increment:
         if len(parameters) > 2 or (len(parameters) == 2 and _parameter_type(parameters[1], source) != "int"):
             return None
-    elif len(parameters) != 2 or _parameter_type(parameters[1], source) != vector or \
-            _is_mutable_reference(parameters[1], source):
+    elif (
+        len(parameters) != 2
+        or _parameter_type(parameters[1], source) != vector
+        or _is_mutable_reference(parameters[1], source)
+    ):
         return None  # a scalar right operand: HIP's member for it is a template, which loses
     signature = f"operator{operator}({', '.join(' '.join(_text(p, source).split()) for p in parameters)})"
     body = node.child_by_field_name("body") if node.type == "function_definition" else None
-    edits = _guard(node, source, line_starts, lint.fix) if body is not None and lint.fix_safe and lint.fix and \
-        _componentwise(body, source, parameters, operator, vector) else None
+    edits = (
+        _guard(node, source, line_starts, lint.fix)
+        if body is not None
+        and lint.fix_safe
+        and lint.fix
+        and _componentwise(body, source, parameters, operator, vector)
+        else None
+    )
     message = lint.message.replace("{name}", vector)
     start, end = name_node.start_byte, name_node.end_byte
     if edits is not None:
         return VectorFinding(
-            lint.code, start, end, signature,
+            lint.code,
+            start,
+            end,
+            signature,
             f"{message} This one works component by component like HIP's, so it is kept for NVIDIA only "
-            f"(#if {lint.fix}).", "info", lint.library, lint.fix, Applicability.SAFE, tuple(edits))
+            f"(#if {lint.fix}).",
+            "info",
+            lint.library,
+            lint.fix,
+            Applicability.SAFE,
+            tuple(edits),
+        )
     return VectorFinding(
-        lint.code, start, end, signature,
+        lint.code,
+        start,
+        end,
+        signature,
         f"{message} Remove or rename '{signature}': its body is not the component-by-component form that "
-        "HIP's operator is known to match.", lint.severity or "error", lint.library, None, None)
+        "HIP's operator is known to match.",
+        lint.severity or "error",
+        lint.library,
+        None,
+        None,
+    )
 
 
 def _parameter_type(parameter, source: bytes) -> str:
@@ -139,8 +176,12 @@ def _parameter_type(parameter, source: bytes) -> str:
 def _is_mutable_reference(parameter, source: bytes) -> bool:
     declarator = parameter.child_by_field_name("declarator")
     qualifiers = [c for c in parameter.named_children if c.type == "type_qualifier"]
-    return declarator is not None and declarator.type == "reference_declarator" and not qualifiers and \
-        not _text(declarator, source).startswith("&&")
+    return (
+        declarator is not None
+        and declarator.type == "reference_declarator"
+        and not qualifiers
+        and not _text(declarator, source).startswith("&&")
+    )
 
 
 def _componentwise(body, source: bytes, parameters, operator: str, vector: str) -> bool:
@@ -149,8 +190,9 @@ def _componentwise(body, source: bytes, parameters, operator: str, vector: str) 
     if not names[0] or (operator not in ("++", "--") and not names[1]):
         return False
     count = int(vector[-1])
-    tokens = [t.decode() for t in _TOKEN.findall(re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", _bytes(body, source),
-                                                        flags=re.S))]
+    tokens = [
+        t.decode() for t in _TOKEN.findall(re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", _bytes(body, source), flags=re.S))
+    ]
     if tokens[:1] != ["{"] or tokens[-1:] != ["}"]:
         return False
     tokens = tokens[1:-1]
@@ -184,16 +226,15 @@ def _guard(node, source: bytes, line_starts: list[int], condition: str) -> list 
     if re.sub(rb"//[^\n]*|/\*.*?\*/", b"", source[end:line_end]).strip():
         return None
     newline = b"\n"
-    if source[line_end - 1:line_end] == b"\r":
+    if source[line_end - 1 : line_end] == b"\r":
         line_end -= 1
         newline = b"\r\n"
-    return [(line_start, line_start, b"#if " + condition.encode() + newline),
-            (line_end, line_end, newline + b"#endif")]
+    return [(line_start, line_start, b"#if " + condition.encode() + newline), (line_end, line_end, newline + b"#endif")]
 
 
 def _text(node, source: bytes) -> str:
-    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _bytes(node, source: bytes) -> bytes:
-    return source[node.start_byte:node.end_byte]
+    return source[node.start_byte : node.end_byte]

@@ -4,6 +4,7 @@ Also what hipport.shim reads of each file to plan the header (file_use): the
 CUDA names and headers a file uses as code, found through the parser, never in
 comments or strings. Below hipport.porting, which dispatches a shim-mode port here.
 """
+
 from __future__ import annotations
 
 import re
@@ -85,8 +86,13 @@ def _cuda_preference(name: str) -> tuple[bool, str]:
     return (not name.startswith("cuda"), name)
 
 
-def file_use(source: bytes, path: str, rules: RuleSet, neutral: dict[str, str] | None = None,
-             declared_elsewhere: frozenset[str] = frozenset()) -> FileUse:
+def file_use(
+    source: bytes,
+    path: str,
+    rules: RuleSet,
+    neutral: dict[str, str] | None = None,
+    declared_elsewhere: frozenset[str] = frozenset(),
+) -> FileUse:
     neutral = neutral or {}
     use = FileUse(path=path, source=source)
 
@@ -115,7 +121,7 @@ def file_use(source: bytes, path: str, rules: RuleSet, neutral: dict[str, str] |
             continue
         if name in rules.rewrites or name in rules.names:
             use.names.append((name, where))
-            if _ELABORATED.search(source[max(0, site.start - 32):site.start]):
+            if _ELABORATED.search(source[max(0, site.start - 32) : site.start]):
                 use.elaborated.add(name)
         elif name not in rules.lints and rules.unmapped_re.match(name):
             use.unmapped.append((name, where))
@@ -127,8 +133,9 @@ def file_use(source: bytes, path: str, rules: RuleSet, neutral: dict[str, str] |
 # -- convert --mode shim ----------------------------------------------------------
 
 
-def shim_source(source: bytes, rules: RuleSet, include: str, path: str = "<stdin>",
-                declared_elsewhere: frozenset[str] = frozenset()) -> tuple[bytes, list[Edit]]:
+def shim_source(
+    source: bytes, rules: RuleSet, include: str, path: str = "<stdin>", declared_elsewhere: frozenset[str] = frozenset()
+) -> tuple[bytes, list[Edit]]:
     """Rewrite one file to include the shim header instead of CUDA headers.
 
     API names are left as written. Each CUDA #include becomes the shim include
@@ -165,8 +172,9 @@ def _insert_include(source: bytes, use: FileUse, spelled: bytes) -> Edit:
     return Edit(at, at, b"#include " + spelled + newline)
 
 
-def convert_file_result(source: bytes, rules: RuleSet, options: Options, path: str,
-                        declared_elsewhere: frozenset[str] = frozenset()) -> FileResult:
+def convert_file_result(
+    source: bytes, rules: RuleSet, options: Options, path: str, declared_elsewhere: frozenset[str] = frozenset()
+) -> FileResult:
     """convert --mode shim for one file, as the FileResult the convert command reports.
 
     Findings are those of an ordinary port (unsupported APIs, names newer than
@@ -178,8 +186,11 @@ def convert_file_result(source: bytes, rules: RuleSet, options: Options, path: s
     output, edits = shim_source(source, rules, options.shim_include, path, declared_elsewhere)
     result.output, result.edits = output, edits
     target = options.hip_version or rules.newest_hip
-    result.findings = [f for f in result.findings if f.code not in _PORT_ONLY_CODES
-                       and not (f.code == "HP101" and _shim_covers_warp(f.name, rules, target))]
+    result.findings = [
+        f
+        for f in result.findings
+        if f.code not in _PORT_ONLY_CODES and not (f.code == "HP101" and _shim_covers_warp(f.name, rules, target))
+    ]
     return result
 
 

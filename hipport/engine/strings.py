@@ -5,6 +5,7 @@ user asks (--port-strings, or port-strings = true under [tool.hipport]). A name
 passed to a symbol lookup (dlsym, cuGetProcAddress: rules/strings.toml) is looked
 up at run time in a library, so it is never renamed: HP119 says so instead.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,8 +15,9 @@ from hipport.parse.sites import StringNameSite
 from hipport.ruleset.model import RuleSet
 
 
-def string_outcomes(sites: list[StringNameSite], rules: RuleSet,
-                    options: Options) -> Iterator[tuple[StringNameSite, str | None, str | None]]:
+def string_outcomes(
+    sites: list[StringNameSite], rules: RuleSet, options: Options
+) -> Iterator[tuple[StringNameSite, str | None, str | None]]:
     """(site, new text or None, HP119 message or None) for each site with something to do."""
     for site in sites:
         rule = rules.names.get(site.name)
@@ -24,7 +26,13 @@ def string_outcomes(sites: list[StringNameSite], rules: RuleSet,
         target = rule.roc if options.roc and rule.roc and rule.roc_in is None else rule.hip
         if site.call is not None and site.call in rules.symbol_lookups:
             hint = f"; under HIP the name is '{target}'" if target and target != site.name else ""
-            yield site, None, (f"'{site.name}' is looked up by name at run time ({site.call}), so hipport "
-                               f"leaves it as written{hint}")
+            yield (
+                site,
+                None,
+                (
+                    f"'{site.name}' is looked up by name at run time ({site.call}), so hipport "
+                    f"leaves it as written{hint}"
+                ),
+            )
         elif options.port_strings and target is not None and target != site.name:
             yield site, target, None

@@ -6,6 +6,7 @@ older HIP has only the maskless forms. For an older target the call becomes the
 older form its rule describes, without the mask; for a newer one it stays, and
 HIP's 64-bit mask and the enabling macro become findings.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,10 @@ from hipport.versions import Version, format_version, parse_version
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 _WIDE_CALL = re.compile(r"[\s(]*(?:__activemask|__ballot(?:64|_sync)?|__match_(?:any|all)_sync)\s*\(")
-_WIDE_CAST = re.compile(r"\(\s*(?:unsigned\s+long\s+long|uint64_t|unsigned\s+long)\s*\)|"
-                        r"static_cast\s*<\s*(?:unsigned\s+long\s+long|uint64_t|unsigned\s+long)\s*>")
+_WIDE_CAST = re.compile(
+    r"\(\s*(?:unsigned\s+long\s+long|uint64_t|unsigned\s+long)\s*\)|"
+    r"static_cast\s*<\s*(?:unsigned\s+long\s+long|uint64_t|unsigned\s+long)\s*>"
+)
 _WIDE_TYPES = r"unsigned\s+long\s+long(?:\s+int)?|uint64_t|unsigned\s+long(?:\s+int)?|long\s+long|int64_t|size_t"
 _NARROW_TYPES = r"unsigned\s+int|unsigned|uint32_t|int32_t|int"
 _WIDE_BEFORE = re.compile(rf"(?<![\w])(?:{_WIDE_TYPES})\s+(?:const\s+)?\Z".encode())
@@ -40,9 +43,15 @@ class RewriteOutcome:
 
 
 def plan_rewrite(site: NameSite, rule: RewriteRule, target: Version, source: bytes) -> RewriteOutcome:
-    words = {"cuda": rule.cuda, "hip": rule.hip, "older": rule.older or "", "since": _short(rule.since),
-             "target": format_version(target), "define": rule.enable_define or "",
-             "default_since": _short(rule.default_since) if rule.default_since else ""}
+    words = {
+        "cuda": rule.cuda,
+        "hip": rule.hip,
+        "older": rule.older or "",
+        "since": _short(rule.since),
+        "target": format_version(target),
+        "define": rule.enable_define or "",
+        "default_since": _short(rule.default_since) if rule.default_since else "",
+    }
     out = RewriteOutcome()
     if target >= parse_version(rule.since):
         out.kept = True
@@ -55,11 +64,19 @@ def plan_rewrite(site: NameSite, rule: RewriteRule, target: Version, source: byt
             text = source[start:end].decode("utf-8", "replace").strip()
             width = mask_width(text, source)
             if width != 64:
-                problem = f"'{text}' is a 32-bit value here" if width == 32 else \
-                    f"make sure '{text}' has a 64-bit type (unsigned long long)"
-                out.mask_warning = (start, end, (
-                    f"'{rule.hip}' in HIP {words['target']} takes a 64-bit lane mask and static_asserts its "
-                    f"type: {problem}. A full wavefront is 0xffffffffffffffffull (or __activemask())."))
+                problem = (
+                    f"'{text}' is a 32-bit value here"
+                    if width == 32
+                    else f"make sure '{text}' has a 64-bit type (unsigned long long)"
+                )
+                out.mask_warning = (
+                    start,
+                    end,
+                    (
+                        f"'{rule.hip}' in HIP {words['target']} takes a 64-bit lane mask and static_asserts its "
+                        f"type: {problem}. A full wavefront is 0xffffffffffffffffull (or __activemask())."
+                    ),
+                )
         return out
     if rule.older is None:
         out.findings.append(("HP201", site.start, site.end, rule.cuda, rule.message.format(**words)))
@@ -69,12 +86,24 @@ def plan_rewrite(site: NameSite, rule: RewriteRule, target: Version, source: byt
     if arguments is not None and rule.drop_argument is not None and rule.drop_argument < len(arguments):
         dropped = source[slice(*arguments[rule.drop_argument])].decode("utf-8", "replace")
         drop = _drop(source, arguments, rule.drop_argument)
-    if arguments is None or len(arguments) < rule.min_arguments or \
-            any(b"__VA_ARGS__" in source[a:b] for a, b in arguments) or \
-            (dropped is not None and (_SIDE_EFFECT.search(dropped) or drop is None)):
-        out.findings.append(("HP105", site.start, site.end, rule.cuda, (
-            f"'{rule.cuda}' needs HIP {words['since']}, target is {words['target']}: rewrite this use by hand "
-            f"as '{rule.older}' (no mask argument); hipport cannot rewrite it here")))
+    if (
+        arguments is None
+        or len(arguments) < rule.min_arguments
+        or any(b"__VA_ARGS__" in source[a:b] for a, b in arguments)
+        or (dropped is not None and (_SIDE_EFFECT.search(dropped) or drop is None))
+    ):
+        out.findings.append(
+            (
+                "HP105",
+                site.start,
+                site.end,
+                rule.cuda,
+                (
+                    f"'{rule.cuda}' needs HIP {words['since']}, target is {words['target']}: rewrite this use by hand "
+                    f"as '{rule.older}' (no mask argument); hipport cannot rewrite it here"
+                ),
+            )
+        )
         return out
     out.edits.append(Edit(site.start, site.end, rule.older.encode("ascii")))
     if drop is not None:
@@ -114,11 +143,11 @@ def _name_width(name: str, source: bytes, depth: int) -> int | None:
     # Each search starts at an occurrence of the name, so a big file costs one
     # pass per distinct mask name (and the cache makes that once per file).
     for m in re.finditer(rb"\b" + re.escape(name).encode() + rb"\b", source):
-        before = source[max(0, m.start() - 48):m.start()]
+        before = source[max(0, m.start() - 48) : m.start()]
         define = _DEFINE_BEFORE.search(before)
         if define is not None:
             line_end = source.find(b"\n", m.end())
-            value = source[m.end():len(source) if line_end < 0 else line_end].decode("utf-8", "replace").strip()
+            value = source[m.end() : len(source) if line_end < 0 else line_end].decode("utf-8", "replace").strip()
             return mask_width(value.strip("()"), source, depth + 1) if value else None
         if _WIDE_BEFORE.search(before):
             return 64
@@ -146,7 +175,7 @@ def _drop(source: bytes, arguments: list[tuple[int, int]], index: int) -> list[E
         return [Edit(start, end, b"")]
     if comma is None:
         return None
-    (comma_start, comma_end), = comma
+    ((comma_start, comma_end),) = comma
     if comma_start == end:
         return [Edit(start, comma_end, b"")]
     if comma_end == start:

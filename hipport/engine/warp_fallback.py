@@ -10,6 +10,7 @@ thread scheduling, so that is exact for a full mask; a partial mask is not
 honoured, and the header says so. A builtin with no maskless form
 (__match_any_sync) gets no wrapper: the header stops the build instead.
 """
+
 from __future__ import annotations
 
 from hipport.ruleset.lintrules import RewriteRule
@@ -37,6 +38,4 @@ def warp_fallback(rule: RewriteRule) -> str | None:
 
 
 def _nullary(name: str, older: str, args: str) -> str:
-    return (f"__device__ inline auto {name}() -> decltype({older}({args})) {{\n"
-            f"  return {older}({args});\n"
-            "}")
+    return f"__device__ inline auto {name}() -> decltype({older}({args})) {{\n  return {older}({args});\n}}"

@@ -20,6 +20,7 @@ is left as written. The finding's message says which it was.
   the 16 a 64-lane wavefront needs, and warpSize is no constant expression in
   HIP 7, so no size written with it is safe everywhere.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,8 +44,11 @@ def fix_warp_size(outcome, hit, rule, source: bytes):
     """outcome with the --fix-warp-size fix applied (or its reason not to), or outcome unchanged."""
     code = rule.code
     if code == "HP402":
-        return _decided(outcome, "unsigned long long" if hit.fixable else None,
-                        "" if hit.fixable else "the variable is declared elsewhere or with others")
+        return _decided(
+            outcome,
+            "unsigned long long" if hit.fixable else None,
+            "" if hit.fixable else "the variable is declared elsewhere or with others",
+        )
     if code == "HP403":
         return _lane_arithmetic(outcome, hit, source)
     if code == "HP404":
@@ -52,8 +56,11 @@ def fix_warp_size(outcome, hit, rule, source: bytes):
     if code == "HP406" and not hit.fixable and outcome.fix:
         return _count_through_variable(outcome, hit, source)
     if code == "HP405":
-        return replace(outcome, message=f"{outcome.message} ({FLAG} leaves it: 32 slots hold the 16 "
-                                        "a 64-lane wavefront needs; read back only blockDim.x / warpSize)")
+        return replace(
+            outcome,
+            message=f"{outcome.message} ({FLAG} leaves it: 32 slots hold the 16 "
+            "a 64-lane wavefront needs; read back only blockDim.x / warpSize)",
+        )
     return outcome
 
 
@@ -61,12 +68,16 @@ def _decided(outcome, fix: str | None, reason: str):
     if fix is None:
         return replace(outcome, message=f"{outcome.message} ({FLAG} left it: {reason})")
     old = outcome.name
-    return replace(outcome, fix=fix, applicability=Applicability.SAFE,
-                   message=f"{outcome.message} ({FLAG}: '{old}' became '{fix}')")
+    return replace(
+        outcome,
+        fix=fix,
+        applicability=Applicability.SAFE,
+        message=f"{outcome.message} ({FLAG}: '{old}' became '{fix}')",
+    )
 
 
 def _lane_arithmetic(outcome, hit, source: bytes):
-    text = source[hit.start:hit.end].decode("utf-8", "replace")
+    text = source[hit.start : hit.end].decode("utf-8", "replace")
     parsed = _split_operation(text)
     if parsed is None:
         return _decided(outcome, None, "not a plain 'x OP literal'")
@@ -75,8 +86,9 @@ def _lane_arithmetic(outcome, hit, source: bytes):
     scope = source[start:end].decode("utf-8", "replace")
     if not _uses_warp_operations(scope, source):
         return _decided(outcome, None, "this function uses no warp operation, so 32 may not be about lanes")
-    assigned = re.search(r"([A-Za-z_]\w*)\s*=\s*\(?\s*\Z", source[max(start, hit.start - 200):hit.start]
-                         .decode("utf-8", "replace"))
+    assigned = re.search(
+        r"([A-Za-z_]\w*)\s*=\s*\(?\s*\Z", source[max(start, hit.start - 200) : hit.start].decode("utf-8", "replace")
+    )
     if assigned and not LANE_NAME.search(assigned.group(1)):
         return _decided(outcome, None, f"'{assigned.group(1)}' is not named as a lane or warp number")
     if not _SIMPLE_OPERAND.match(operand) and not _parenthesized(operand):
@@ -115,13 +127,13 @@ def _loop_bound(outcome, hit, rule, source: bytes):
     if loop < 0 or header_close < 0:
         return _decided(outcome, None, "the loop could not be read")
     body_start = header_close + 1
-    while body_start < len(source) and source[body_start:body_start + 1].isspace():
+    while body_start < len(source) and source[body_start : body_start + 1].isspace():
         body_start += 1
-    if source[body_start:body_start + 1] == b"{":
+    if source[body_start : body_start + 1] == b"{":
         body_end = _matching(source, body_start, b"{", b"}")
     else:
         body_end = source.find(b";", body_start)
-    body = source[body_start:body_end + 1].decode("utf-8", "replace")
+    body = source[body_start : body_end + 1].decode("utf-8", "replace")
     for m in re.finditer(r"\b(__shfl\w*)\s*\(", body):
         arguments = _argument_count(body, m.end() - 1)
         if arguments > (3 if m.group(1).endswith("_sync") else 2):
@@ -133,13 +145,14 @@ def _loop_bound(outcome, hit, rule, source: bytes):
 def _count_through_variable(outcome, hit, source: bytes):
     start, end = _enclosing_function(source, hit.start)
     scope = source[start:end].decode("utf-8", "replace")
-    call_text = source[hit.start:_matching(source, source.find(b"(", hit.end), b"(", b")") + 1]
+    call_text = source[hit.start : _matching(source, source.find(b"(", hit.end), b"(", b")") + 1]
     variable = re.search(rb"\(\s*([A-Za-z_]\w*)\s*\)", call_text)
     if variable is None:
         return _decided(outcome, None, "the argument is not a variable")
     name = re.escape(variable.group(1).decode())
     if re.search(rf"\b(?:{_UNSIGNED})\s+{name}\b", scope) or re.search(
-            rf"\b(?:{_WIDENED})\s+{name}\s*=\s*[\s(]*(?:__ballot\w*|__activemask)\s*\(", scope):
+        rf"\b(?:{_WIDENED})\s+{name}\s*=\s*[\s(]*(?:__ballot\w*|__activemask)\s*\(", scope
+    ):
         return _decided(outcome, outcome.fix, "")
     return _decided(outcome, None, f"'{variable.group(1).decode()}' is signed and stays 32-bit")
 
@@ -162,8 +175,8 @@ def _functions_with_warp_operations(source: bytes) -> set[str]:
             depth += 1
         elif token == b"}" and depth > 0:
             depth -= 1
-            if depth == 0 and WARP_CALL.search(source[opened:m.end()].decode("utf-8", "replace")):
-                head = source[max(0, opened - 300):opened + 1].decode("utf-8", "replace")
+            if depth == 0 and WARP_CALL.search(source[opened : m.end()].decode("utf-8", "replace")):
+                head = source[max(0, opened - 300) : opened + 1].decode("utf-8", "replace")
                 found = _FUNCTION_NAME.search(head)
                 if found:
                     names.add(found.group(1))
@@ -191,8 +204,13 @@ def _matching(source: bytes, open_at: int, opener: bytes, closer: bytes) -> int:
     """Where the bracket opened at open_at closes, skipping comments and literals; -1 if never."""
     if open_at < 0:
         return -1
-    pattern = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
-                         + re.escape(opener) + b"|" + re.escape(closer), re.S)
+    pattern = re.compile(
+        rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
+        + re.escape(opener)
+        + b"|"
+        + re.escape(closer),
+        re.S,
+    )
     depth = 0
     for m in pattern.finditer(source, open_at):
         if m.group() == opener:

@@ -5,6 +5,7 @@ a precise backend can parse the translation unit the file belongs to; the
 tree-sitter backend ignores the path. A clang session is kept per distinct set
 of parser options, so every file of a run shares the translation units parsed.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache

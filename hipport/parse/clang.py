@@ -28,6 +28,7 @@ project file a unit includes, so headers are ported through the units that
 include them. A unit with a fatal error is ported with tree-sitter alone, and
 the report says why (HP903).
 """
+
 from __future__ import annotations
 
 import os
@@ -42,6 +43,7 @@ from hipport.parse.scan import Candidates
 from hipport.parse.sites import ParsedFile, PastedNameSite, Role
 from hipport.parse.treesitter import TreeSitterBackend
 
+
 @dataclass
 class ParseStats:
     units: int = 0
@@ -55,8 +57,9 @@ class ClangSession:
 
     name = "clang"
 
-    def __init__(self, compile_commands: Path | None = None, clang_args: tuple[str, ...] = (),
-                 cuda_path: Path | None = None) -> None:
+    def __init__(
+        self, compile_commands: Path | None = None, clang_args: tuple[str, ...] = (), cuda_path: Path | None = None
+    ) -> None:
         self.env = environment(cuda_path)
         entries = compdb.load(compile_commands) if compile_commands is not None else {}
         self.units: dict[str, compdb.CompileEntry] = {str(path): entry for path, entry in entries.items()}
@@ -168,8 +171,9 @@ class ClangSession:
         # An index per parse: a session can outlive the bindings at interpreter exit,
         # and an Index disposed then raises from its __del__.
         try:
-            tu = cindex.Index.create().parse(unit, args=args, unsaved_files=unsaved,
-                                   options=cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+            tu = cindex.Index.create().parse(
+                unit, args=args, unsaved_files=unsaved, options=cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+            )
         except cindex.TranslationUnitLoadError:
             return "libclang rejected the command line: " + " ".join(args), None
         for diagnostic in tu.diagnostics:
@@ -217,8 +221,11 @@ def refine(parsed: ParsedFile, facts: FileFacts) -> None:
     # A declaration clang did not see sits in an #if branch this configuration
     # skips (a CPU-build stub, say). What the file's uses mean then depends on
     # the configuration, so those names keep tree-sitter's scoped shadowing.
-    unseen = {site.name for site in parsed.names
-              if site.role is Role.DECLARATION and DECL not in facts.kinds.get(site.start, ())}
+    unseen = {
+        site.name
+        for site in parsed.names
+        if site.role is Role.DECLARATION and DECL not in facts.kinds.get(site.start, ())
+    }
     kept = []
     for site in parsed.names:
         kinds = facts.kinds.get(site.start, set())

@@ -35,6 +35,7 @@ clang < 19 still include texture_fetch_functions.h and curand_mtgp32_kernel.h:
 shims/ holds stand-ins that include the real header when one exists. CUDA 13
 moved CUB, Thrust and libcu++ to include/cccl, which nvcc adds by itself.
 """
+
 from __future__ import annotations
 
 import os

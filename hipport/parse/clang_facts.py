@@ -4,6 +4,7 @@ UnitCollector walks a parsed unit once and records, per project file, what each
 name at each offset is (a declaration, a toolkit reference, the project's own)
 and which names ## assembled in macro bodies.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -67,12 +68,23 @@ class UnitCollector:
         self.tests_cuda_arch = False
         kinds = cindex.CursorKind
         self.reference_kinds = {
-            kinds.DECL_REF_EXPR, kinds.MEMBER_REF_EXPR, kinds.TYPE_REF, kinds.TEMPLATE_REF,
-            kinds.NAMESPACE_REF, kinds.MEMBER_REF, kinds.VARIABLE_REF, kinds.OVERLOADED_DECL_REF,
+            kinds.DECL_REF_EXPR,
+            kinds.MEMBER_REF_EXPR,
+            kinds.TYPE_REF,
+            kinds.TEMPLATE_REF,
+            kinds.NAMESPACE_REF,
+            kinds.MEMBER_REF,
+            kinds.VARIABLE_REF,
+            kinds.OVERLOADED_DECL_REF,
         }
         self.not_declarations = {
-            kinds.USING_DIRECTIVE, kinds.USING_DECLARATION, kinds.LINKAGE_SPEC, kinds.UNEXPOSED_DECL,
-            kinds.CXX_ACCESS_SPEC_DECL, kinds.FRIEND_DECL, kinds.STATIC_ASSERT,
+            kinds.USING_DIRECTIVE,
+            kinds.USING_DECLARATION,
+            kinds.LINKAGE_SPEC,
+            kinds.UNEXPOSED_DECL,
+            kinds.CXX_ACCESS_SPEC_DECL,
+            kinds.FRIEND_DECL,
+            kinds.STATIC_ASSERT,
         }
 
     def run(self) -> dict[str, FileFacts]:
@@ -144,8 +156,10 @@ class UnitCollector:
         """TOOLKIT or USER: whose entity a reference names."""
         if declaration.kind.is_invalid():
             return None
-        if declaration.kind == self.ci.CursorKind.FUNCTION_DECL and \
-                declaration.extent.start.offset == declaration.location.offset:
+        if (
+            declaration.kind == self.ci.CursorKind.FUNCTION_DECL
+            and declaration.extent.start.offset == declaration.location.offset
+        ):
             # No return type before the name: clang made this declaration where a
             # builtin (__syncthreads) was first used; it is no one's source.
             return TOOLKIT
@@ -180,16 +194,16 @@ class UnitCollector:
         data = self.files[path]
         name = cursor.spelling
         start = cursor.location.offset
-        if data is None or data[start:start + len(name)] != name.encode():
+        if data is None or data[start : start + len(name)] != name.encode():
             return
         self._facts(path).add(start, DECL)
         end = cursor.extent.end.offset
         body_start, params = start + len(name), frozenset[str]()
-        if data[body_start:body_start + 1] == b"(":
+        if data[body_start : body_start + 1] == b"(":
             close = data.find(b")", body_start)
             if close == -1 or close > end:
                 return
-            params = frozenset(p.strip().decode("ascii", "replace") for p in data[body_start + 1:close].split(b","))
+            params = frozenset(p.strip().decode("ascii", "replace") for p in data[body_start + 1 : close].split(b","))
             body_start = close + 1
         tokens = macro_identifiers(data[body_start:end], params)
         self.macros[name] = _Macro(path, body_start, tokens)
@@ -241,8 +255,11 @@ class UnitCollector:
         return False
 
     def _pasted(self, definition: _Macro, macro: str, name: str) -> bool:
-        pieces = [t for t in definition.tokens if t.context == "pasted"
-                  and (name.startswith(t.name) or name.endswith(t.name)) and t.name != name]
+        pieces = [
+            t
+            for t in definition.tokens
+            if t.context == "pasted" and (name.startswith(t.name) or name.endswith(t.name)) and t.name != name
+        ]
         if not pieces:
             return False
         token = pieces[0]
@@ -253,8 +270,9 @@ class UnitCollector:
 
     def _location(self, function: str, location) -> tuple[str | None, int]:
         file, line, column, offset = self.ci.c_object_p(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-        getattr(self.lib, function)(location, ctypes.byref(file), ctypes.byref(line), ctypes.byref(column),
-                                    ctypes.byref(offset))
+        getattr(self.lib, function)(
+            location, ctypes.byref(file), ctypes.byref(line), ctypes.byref(column), ctypes.byref(offset)
+        )
         if not file:
             return None, 0
         name = self.lib.clang_getFileName(self.ci.File(file))
@@ -308,7 +326,7 @@ def _spelled_at(data: bytes, offset: int, name: str) -> bool:
     end = offset + len(name)
     if data[offset:end] != name.encode():
         return False
-    after = data[end:end + 1]
+    after = data[end : end + 1]
     return not (after.isalnum() or after == b"_")
 
 
@@ -318,9 +336,13 @@ def _declare_location_functions(lib) -> None:
     from clang.cindex import SourceLocation, c_object_p
 
     for function in ("clang_getFileLocation", "clang_getExpansionLocation"):
-        getattr(lib, function).argtypes = [SourceLocation, ctypes.POINTER(c_object_p),
-                                           ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint),
-                                           ctypes.POINTER(ctypes.c_uint)]
+        getattr(lib, function).argtypes = [
+            SourceLocation,
+            ctypes.POINTER(c_object_p),
+            ctypes.POINTER(ctypes.c_uint),
+            ctypes.POINTER(ctypes.c_uint),
+            ctypes.POINTER(ctypes.c_uint),
+        ]
 
 
 def content_digest(data: bytes) -> str:

@@ -7,6 +7,7 @@ how the code reads is kept: include paths, macros, forced includes, the
 language standard. Relative paths are made absolute against the entry's
 directory, since libclang runs in hipport's working directory.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -37,15 +38,56 @@ _VALUE_FLAGS = ("-D", "-U")
 # Flags whose value is a separate argument, dropped together with it: nvcc's,
 # and the few gcc/clang ones that appear in build commands.
 _GCC_WITH_VALUE = frozenset({"-o", "-x", "-MF", "-MT", "-MQ", "-Xclang", "-Xlinker", "-Xassembler", "-arch"})
-_NVCC_WITH_VALUE = _GCC_WITH_VALUE | frozenset({
-    "-Xcompiler", "--compiler-options", "-Xptxas", "--ptxas-options", "-Xlinker", "--linker-options",
-    "-Xnvlink", "--nvlink-options", "-Xarchive", "--archive-options", "-Xcudafe", "-ccbin",
-    "--compiler-bindir", "-maxrregcount", "--maxrregcount", "--default-stream", "-t", "--threads",
-    "-MF", "-MT", "-MQ", "-odir", "--output-directory", "--options-file", "-optf", "-L", "-l",
-    "-o", "--output-file", "-x", "--x", "-code", "--gpu-code", "-rdc", "--relocatable-device-code",
-    "-dlto", "--split-compile", "-split-compile", "-Werror", "--Werror", "-diag-suppress",
-    "--diag-suppress", "-target-dir", "--target-directory", "-ftemplate-depth", "--resource-usage",
-})
+_NVCC_WITH_VALUE = _GCC_WITH_VALUE | frozenset(
+    {
+        "-Xcompiler",
+        "--compiler-options",
+        "-Xptxas",
+        "--ptxas-options",
+        "-Xlinker",
+        "--linker-options",
+        "-Xnvlink",
+        "--nvlink-options",
+        "-Xarchive",
+        "--archive-options",
+        "-Xcudafe",
+        "-ccbin",
+        "--compiler-bindir",
+        "-maxrregcount",
+        "--maxrregcount",
+        "--default-stream",
+        "-t",
+        "--threads",
+        "-MF",
+        "-MT",
+        "-MQ",
+        "-odir",
+        "--output-directory",
+        "--options-file",
+        "-optf",
+        "-L",
+        "-l",
+        "-o",
+        "--output-file",
+        "-x",
+        "--x",
+        "-code",
+        "--gpu-code",
+        "-rdc",
+        "--relocatable-device-code",
+        "-dlto",
+        "--split-compile",
+        "-split-compile",
+        "-Werror",
+        "--Werror",
+        "-diag-suppress",
+        "--diag-suppress",
+        "-target-dir",
+        "--target-directory",
+        "-ftemplate-depth",
+        "--resource-usage",
+    }
+)
 _ARCH = re.compile(r"(?:sm|compute)_(\d+[a-z]?)")
 
 
@@ -71,8 +113,7 @@ def load(path: Path) -> dict[Path, CompileEntry]:
 
 def _entry(raw, path: Path, index: int) -> CompileEntry:
     where = f"{path}: entry {index + 1}"
-    if not isinstance(raw, dict) or not isinstance(raw.get("file"), str) or \
-            not isinstance(raw.get("directory"), str):
+    if not isinstance(raw, dict) or not isinstance(raw.get("file"), str) or not isinstance(raw.get("directory"), str):
         raise CompileDatabaseError(f"{where}: needs 'directory' and 'file' strings")
     if isinstance(raw.get("arguments"), list) and all(isinstance(a, str) for a in raw["arguments"]):
         argv = list(raw["arguments"])
@@ -83,8 +124,11 @@ def _entry(raw, path: Path, index: int) -> CompileEntry:
             raise CompileDatabaseError(f"{where}: cannot split 'command': {exc}") from None
     else:
         raise CompileDatabaseError(f"{where}: needs 'arguments' (a list of strings) or 'command'")
-    directory = (path.parent / raw["directory"]).resolve() if not Path(raw["directory"]).is_absolute() \
+    directory = (
+        (path.parent / raw["directory"]).resolve()
+        if not Path(raw["directory"]).is_absolute()
         else Path(raw["directory"])
+    )
     file = Path(raw["file"])
     file = (directory / file) if not file.is_absolute() else file
     flags, archs = translate(argv, directory, file)
@@ -111,8 +155,10 @@ def translate(argv: list[str], directory: Path, source: Path | None = None) -> t
             flags.append(flag + value)
         elif flag in ("-std", "--std") and value is not None:
             flags.append(f"-std={value}")
-        elif flag in ("-arch", "--gpu-architecture", "--cuda-gpu-arch", "-gencode", "--generate-code",
-                      "--offload-arch") and value is not None:
+        elif (
+            flag in ("-arch", "--gpu-architecture", "--cuda-gpu-arch", "-gencode", "--generate-code", "--offload-arch")
+            and value is not None
+        ):
             archs += [f"sm_{m}" for m in _ARCH.findall(value)]
         elif flag in with_value and took_next:
             pass  # dropped together with its value

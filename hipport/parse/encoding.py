@@ -5,6 +5,7 @@ Latin-1 and every other ASCII-compatible encoding. In UTF-16 and UTF-32 each
 character spans several bytes, so `cudaFree` is not the byte string b"cudaFree"
 and an edit could split a character: such a file is left alone and reported.
 """
+
 from __future__ import annotations
 
 _BOMS = (

@@ -1,4 +1,5 @@
 """Line breaks as compilers read them: LF, CRLF, or a lone CR (old Mac files)."""
+
 from __future__ import annotations
 
 import re

@@ -1,5 +1,6 @@
 """What the lint matchers read around a candidate: node text, the enclosing scope's text, declarations
 and #define values, each decoded or searched once per file or scope and remembered."""
+
 from __future__ import annotations
 
 import re
@@ -11,7 +12,8 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FUNCTION_NODES = frozenset({"function_definition", "lambda_expression"})
 SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text _scope_text gives
 _DEFINE_VALUE = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$", re.M)
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$", re.M
+)
 
 
 class ContextReader:
@@ -26,7 +28,7 @@ class ContextReader:
         self._declarator_counts: dict[int, int] = {}
 
     def _text(self, node) -> str:
-        return " ".join(self.source[node.start_byte:node.end_byte].decode("utf-8", "replace").split())
+        return " ".join(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
 
     def _scope_text(self, path: NodePath, depth: int) -> str:
         """The text of the function (or macro body) enclosing the node at depth, or of the whole file.
@@ -40,7 +42,7 @@ class ContextReader:
             return self._file_text
         span = path.at(found).byte_range
         if self._scope_texts is None or self._scope_texts[0] != span:
-            self._scope_texts = (span, self.source[span[0]:span[1]].decode("utf-8", "replace"))
+            self._scope_texts = (span, self.source[span[0] : span[1]].decode("utf-8", "replace"))
         return self._scope_texts[1]
 
     def _declarator_count(self, declaration) -> int:
@@ -48,8 +50,9 @@ class ContextReader:
         would otherwise list them again for every call."""
         count = self._declarator_counts.get(declaration.start_byte)
         if count is None:
-            count = self._declarator_counts[declaration.start_byte] = \
-                len(declaration.children_by_field_name("declarator"))
+            count = self._declarator_counts[declaration.start_byte] = len(
+                declaration.children_by_field_name("declarator")
+            )
         return count
 
     def _mentions(self, text: str, operand: str, path: NodePath | None, depth: int = 0) -> bool:
@@ -89,4 +92,3 @@ class ContextReader:
                 if value is not None:
                     self._macro_values[m.group(1).decode("ascii")] = (value, m.group(2).decode("ascii"))
         return self._macro_values.get(name, (None, ""))
-

@@ -1,5 +1,6 @@
 """Lint matchers triggered by an integer literal (a warp size of 32, a mask of 31): the operand it
 meets, the loop it bounds, the __shared__ array it sizes, or the #define body it sits in."""
+
 from __future__ import annotations
 
 import re
@@ -40,15 +41,21 @@ class LiteralMatchers(ContextReader):
         loop = None
         node = path.at(depth)
         if rule.position == "condition":
-            if path.type_at(depth - 1) == "binary_expression" and path.type_at(depth - 2) == "for_statement" and \
-                    path.at(depth - 2).child_by_field_name("condition") == path.at(depth - 1):
+            if (
+                path.type_at(depth - 1) == "binary_expression"
+                and path.type_at(depth - 2) == "for_statement"
+                and path.at(depth - 2).child_by_field_name("condition") == path.at(depth - 1)
+            ):
                 loop = path.at(depth - 2)
         else:
             current_type = path.type_at(depth - 1)
             if current_type in ("init_declarator", "assignment_expression"):
                 owner_at = depth - 2 if current_type == "init_declarator" else depth - 1
-                if owner_at >= 0 and path.type_at(owner_at - 1) == "for_statement" and \
-                        path.at(owner_at - 1).child_by_field_name("initializer") == path.at(owner_at):
+                if (
+                    owner_at >= 0
+                    and path.type_at(owner_at - 1) == "for_statement"
+                    and path.at(owner_at - 1).child_by_field_name("initializer") == path.at(owner_at)
+                ):
                     loop = path.at(owner_at - 1)
         if loop is None:
             return None
@@ -65,7 +72,7 @@ class LiteralMatchers(ContextReader):
         if inner is None or inner.type != "identifier" or path.type_at(depth - 2) == "array_declarator":
             return None  # a multi-dimensional tile, not one slot per warp
         declaration = path.at(path.nearest(DECLARATIONS, depth - 2))
-        if declaration is None or b"__shared__" not in self.source[declaration.start_byte:array.start_byte]:
+        if declaration is None or b"__shared__" not in self.source[declaration.start_byte : array.start_byte]:
             return None
         array_name = self._text(inner)
         scope = self._scope_text(path, depth)
@@ -79,7 +86,7 @@ class LiteralMatchers(ContextReader):
         """`(threadIdx.x & 31)` inside a #define body, judged from the neighbouring tokens."""
         if rule.match != "binary-operand":
             return None
-        text = self.source[body.start_byte:start]
+        text = self.source[body.start_byte : start]
         left_text = text.rstrip()
         for op, wanted in rule.operators:
             if wanted != value or not left_text.endswith(op.encode()):
@@ -91,8 +98,9 @@ class LiteralMatchers(ContextReader):
             operand = before[operand_start:].decode("utf-8", "replace")
             if rule.operand is not None and self._mentions(operand, rule.operand, None):
                 hit_start = body.start_byte + operand_start
-                return LintHit(rule.index, hit_start, end,
-                               " ".join(self.source[hit_start:end].decode("utf-8", "replace").split()))
+                return LintHit(
+                    rule.index, hit_start, end, " ".join(self.source[hit_start:end].decode("utf-8", "replace").split())
+                )
         return None
 
 
@@ -100,11 +108,11 @@ def _operand_start(text: bytes) -> int:
     """Where the operand that ends text starts: a name chain such as threadIdx.x, or a bracketed group."""
     i = len(text.rstrip())
     while i > 0:
-        c = text[i - 1:i]
+        c = text[i - 1 : i]
         if c in (b")", b"]"):
             depth, j = 0, i
             while j > 0:
-                ch = text[j - 1:j]
+                ch = text[j - 1 : j]
                 depth += ch in (b")", b"]")
                 depth -= ch in (b"(", b"[")
                 j -= 1
@@ -113,7 +121,7 @@ def _operand_start(text: bytes) -> int:
             i = j
         elif c.isalnum() or c in (b"_", b"."):
             i -= 1
-        elif text[max(0, i - 2):i] == b"->":
+        elif text[max(0, i - 2) : i] == b"->":
             i -= 2
         else:
             break

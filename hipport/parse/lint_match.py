@@ -9,6 +9,7 @@ node is path.at(depth), its parent path.at(depth - 1)). Inside #define
 bodies, which tree-sitter keeps as text, the matchers that can judge lexically
 do so and the others stay silent.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,10 +36,10 @@ def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
     current = path.at(found)
     declarator = current.child_by_field_name("declarator")
     head_end = declarator.start_byte if declarator is not None else current.start_byte
-    head = source[current.start_byte:head_end]
+    head = source[current.start_byte : head_end]
     if path.type_at(found) == "lambda_expression":
         body = current.child_by_field_name("body")
-        head = source[current.start_byte:body.start_byte if body is not None else current.end_byte]
+        head = source[current.start_byte : body.start_byte if body is not None else current.end_byte]
     return any(q in head for q in DEVICE_QUALIFIERS)
 
 
@@ -55,8 +56,9 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
 
     # -- entry points ------------------------------------------------------------
 
-    def at_name(self, path: NodePath, depth: int, start: int, end: int, name: str, site: NameSite | None,
-                rule_ids) -> list[LintHit]:
+    def at_name(
+        self, path: NodePath, depth: int, start: int, end: int, name: str, site: NameSite | None, rule_ids
+    ) -> list[LintHit]:
         """Hits of the lints rule_ids at a candidate name; path.at(depth), the tree node there,
         is known to be code.
 
@@ -80,8 +82,11 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         depth = path.depth
         node_type = path.type_at(depth)
         if node_type == "preproc_arg":
-            return [hit for rule_id in rule_ids
-                    if (hit := self._lexical_binary(self.index.rules[rule_id], node, start, end, value)) is not None]
+            return [
+                hit
+                for rule_id in rule_ids
+                if (hit := self._lexical_binary(self.index.rules[rule_id], node, start, end, value)) is not None
+            ]
         if node_type != "number_literal" or node.start_byte != start or node.end_byte != end:
             return []
         hits = []
@@ -94,8 +99,9 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
 
     # -- name-triggered matchers ---------------------------------------------------
 
-    def _call_argument(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _call_argument(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
+    ) -> LintHit | None:
         if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
             return None
         a, b = site.arguments[rule.argument]
@@ -106,14 +112,13 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
             detail, direct = f"({text} is defined as {spelled})", False
         if value not in rule.literals:
             return None
-        return LintHit(rule.index, a, b, text, call=site.start, argument=rule.argument, fixable=direct,
-                       detail=detail)
+        return LintHit(rule.index, a, b, text, call=site.start, argument=rule.argument, fixable=direct, detail=detail)
 
-    def _call_result_type(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _call_result_type(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
+    ) -> LintHit | None:
         node, call = path.at(depth), path.at(depth - 1)
-        if call is None or path.type_at(depth - 1) != "call_expression" or \
-                call.child_by_field_name("function") != node:
+        if call is None or path.type_at(depth - 1) != "call_expression" or call.child_by_field_name("function") != node:
             return None
         expression_at, consumer_at = depth - 1, depth - 2
         while path.type_at(consumer_at) in CALL_WRAPPERS:
@@ -127,8 +132,13 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
             type_node = declaration.child_by_field_name("type") if declaration is not None else None
             if type_node is None or self._text(type_node) not in rule.types:
                 return None
-            return LintHit(rule.index, type_node.start_byte, type_node.end_byte, self._text(type_node),
-                           fixable=self._declarator_count(declaration) == 1)
+            return LintHit(
+                rule.index,
+                type_node.start_byte,
+                type_node.end_byte,
+                self._text(type_node),
+                fixable=self._declarator_count(declaration) == 1,
+            )
         if consumer_type == "assignment_expression" and consumer.child_by_field_name("right") == expression:
             left = consumer.child_by_field_name("left")
             operator = consumer.child_by_field_name("operator")
@@ -137,12 +147,17 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
             declared = self._declared_type(self._text(left), rule.types, self._scope_text(path, depth))
             if declared is None:
                 return None
-            return LintHit(rule.index, left.start_byte, left.end_byte, declared, fixable=False,
-                           detail=f"('{self._text(left)}' is declared '{declared}')")
+            return LintHit(
+                rule.index,
+                left.start_byte,
+                left.end_byte,
+                declared,
+                fixable=False,
+                detail=f"('{self._text(left)}' is declared '{declared}')",
+            )
         return None
 
-    def _call_on_call(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _call_on_call(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
             return None
         a, b = site.arguments[rule.argument]
@@ -153,12 +168,10 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         if IDENT.fullmatch(variable):
             scope = self._scope_text(path, depth)
             if re.search(rf"\b{variable}\s*=(?!=)\s*[\s(]*(?:{rule.calls})\s*\(", scope):
-                return LintHit(rule.index, start, end, name, fixable=False,
-                               detail=f"('{variable}' holds a ballot)")
+                return LintHit(rule.index, start, end, name, fixable=False, detail=f"('{variable}' holds a ballot)")
         return None
 
-    def _asm(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _asm(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         text = None
         if path.type_at(depth) == name and path.type_at(depth - 1) == "gnu_asm_expression":
             code = path.at(depth - 1).child_by_field_name("assembly_code")
@@ -175,24 +188,26 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
             return LintHit(rule.index, start, end, found.group().strip() if found is not None else name)
         return None
 
-    def _name(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _name(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if site is None or site.role not in (Role.USE, Role.NAMESPACE):
             return None
         return LintHit(rule.index, start, end, name)
 
-    def _template_type(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _template_type(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
+    ) -> LintHit | None:
         node_type = path.type_at(depth)
-        if node_type == "type_identifier" and path.type_at(depth - 1) == "template_type" and \
-                path.at(depth - 1).child_by_field_name("name") == path.at(depth):
+        if (
+            node_type == "type_identifier"
+            and path.type_at(depth - 1) == "template_type"
+            and path.at(depth - 1).child_by_field_name("name") == path.at(depth)
+        ):
             return LintHit(rule.index, start, end, name)
-        if node_type in ("ERROR", "preproc_arg") and self.source[end:end + 8].lstrip().startswith(b"<"):
+        if node_type in ("ERROR", "preproc_arg") and self.source[end : end + 8].lstrip().startswith(b"<"):
             return LintHit(rule.index, start, end, name)
         return None
 
-    def _macro_test(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _macro_test(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if path.type_at(depth) not in ("identifier", "preproc_arg", "ERROR"):
             return None
         # Judged from the directive's text, not the tree: error recovery can
@@ -213,7 +228,7 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         if re.match(rf"\s*#\s*(?:ifdef|ifndef|elifdef|elifndef)\s+{escaped}\b", line):
             return LintHit(rule.index, start, end, name)
         directive = re.match(r"\s*#\s*(?:if|elif)\b", line)
-        before = self.source[max(line_start, start - 40):start].decode("utf-8", "replace")
+        before = self.source[max(line_start, start - 40) : start].decode("utf-8", "replace")
         if directive is None or not re.search(r"\bdefined\s*\(?\s*\Z", before):
             return LintHit(rule.index, start, end, name, fixable=False)
         # defined(NAME) may change only if every test of NAME in the condition is one:
@@ -222,15 +237,18 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         presence = len(re.findall(rf"\bdefined\s*\(?\s*{escaped}\b", line))
         return LintHit(rule.index, start, end, name, fixable=uses == presence)
 
-    def _member(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-            site) -> LintHit | None:
+    def _member(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if path.type_at(depth) != "field_identifier" or path.type_at(depth - 1) != "field_expression":
             return None
         receiver = path.at(depth - 1).child_by_field_name("argument")
-        while receiver is not None and receiver.type in ("subscript_expression", "parenthesized_expression",
-                                                         "pointer_expression"):
+        while receiver is not None and receiver.type in (
+            "subscript_expression",
+            "parenthesized_expression",
+            "pointer_expression",
+        ):
             receiver = receiver.child_by_field_name("argument") or (
-                receiver.named_children[0] if receiver.named_children else None)
+                receiver.named_children[0] if receiver.named_children else None
+            )
         if receiver is None or receiver.type != "identifier":
             return None
         if not self._declared_with(self._text(receiver), rule.receivers):

@@ -7,6 +7,7 @@ Arithmetic works, but overload resolution (min, max), template deduction
 (std::min, auto) and a uint3 initialised from the whole object do not. The
 matchers run at the identifier (a scanner candidate) and read only its parents.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,16 +31,22 @@ class CoordinateMatchers:
 
     def _shadowed(self, path: NodePath, depth: int, name: str) -> bool:
         """The function around the node (or the file) declares its own variable or parameter called name."""
-        declaration = re.compile(rf"(?<![\w.])(?!(?:return|case|else|throw|sizeof|new|delete)\b)[A-Za-z_][\w:<>]*"
-                                 rf"[\s*&]+{re.escape(name)}\s*[;=(,)\[{{]")
+        declaration = re.compile(
+            rf"(?<![\w.])(?!(?:return|case|else|throw|sizeof|new|delete)\b)[A-Za-z_][\w:<>]*"
+            rf"[\s*&]+{re.escape(name)}\s*[;=(,)\[{{]"
+        )
         return declaration.search(self._scope_text(path, depth)) is not None
 
-    def _coordinate_member(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-                           site: NameSite | None) -> LintHit | None:
+    def _coordinate_member(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site: NameSite | None
+    ) -> LintHit | None:
         """threadIdx.x as an argument of a call matching CALLS, or as the whole initialiser of an auto."""
         node, member = path.at(depth), path.at(depth - 1)
-        if member is None or path.type_at(depth - 1) != "field_expression" or \
-                member.child_by_field_name("argument") != node:
+        if (
+            member is None
+            or path.type_at(depth - 1) != "field_expression"
+            or member.child_by_field_name("argument") != node
+        ):
             return None
         field = member.child_by_field_name("field")
         if field is None or field.text.decode("ascii", "replace") not in MEMBERS or self._shadowed(path, depth, name):
@@ -48,7 +55,7 @@ class CoordinateMatchers:
         while path.type_at(at) in _WRAPPERS:
             at -= 1
         consumer_type = path.type_at(at)
-        text = " ".join(self.source[member.start_byte:member.end_byte].decode("utf-8", "replace").split())
+        text = " ".join(self.source[member.start_byte : member.end_byte].decode("utf-8", "replace").split())
         if consumer_type == "argument_list":
             call = path.at(at - 1)
             if call is None or path.type_at(at - 1) != "call_expression":
@@ -57,18 +64,19 @@ class CoordinateMatchers:
             callee = _callee(function, self.source)
             if callee is None or rule.calls is None or not re.fullmatch(rule.calls, callee):
                 return None
-            return LintHit(rule.index, member.start_byte, member.end_byte, text,
-                           detail=f"(an argument of {callee})")
+            return LintHit(rule.index, member.start_byte, member.end_byte, text, detail=f"(an argument of {callee})")
         if consumer_type == "init_declarator" and path.type_at(at - 1) == "declaration":
             declaration = path.at(at - 1)
             type_node = declaration.child_by_field_name("type")
             if type_node is not None and (type_node.type == "placeholder_type_specifier" or type_node.text == b"auto"):
-                return LintHit(rule.index, member.start_byte, member.end_byte, text,
-                               detail="(the initialiser of an auto variable)")
+                return LintHit(
+                    rule.index, member.start_byte, member.end_byte, text, detail="(the initialiser of an auto variable)"
+                )
         return None
 
-    def _coordinate_struct(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-                           site: NameSite | None) -> LintHit | None:
+    def _coordinate_struct(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site: NameSite | None
+    ) -> LintHit | None:
         """The whole threadIdx initialising a variable of one of TYPES.
 
         Passed to a function it is left alone: it converts to the dim3 most such functions take.
@@ -84,8 +92,13 @@ class CoordinateMatchers:
             type_node = path.at(at - 1).child_by_field_name("type")
             if type_node is None or " ".join(type_node.text.decode("utf-8", "replace").split()) not in rule.types:
                 return None
-            return LintHit(rule.index, node.start_byte, node.end_byte, name,
-                           detail=f"(it initialises a {type_node.text.decode('utf-8', 'replace')})")
+            return LintHit(
+                rule.index,
+                node.start_byte,
+                node.end_byte,
+                name,
+                detail=f"(it initialises a {type_node.text.decode('utf-8', 'replace')})",
+            )
         return None
 
 
@@ -97,7 +110,7 @@ def _callee(function, source: bytes) -> str | None:
         function = function.child_by_field_name("name")
     if function is None or function.type not in ("identifier", "qualified_identifier"):
         return None
-    return "".join(source[function.start_byte:function.end_byte].decode("utf-8", "replace").split())
+    return "".join(source[function.start_byte : function.end_byte].decode("utf-8", "replace").split())
 
 
 _ARITHMETIC = rb"(?:<<|>>|(?<![&])&(?![&=])|(?<![|])\|(?![|=])|\^(?!=)|%(?!=)|\*(?!=)|/(?![=/*])|\+(?![+=])|-(?![-=>]))"
@@ -121,8 +134,9 @@ class HandleMatchers:
     source: bytes
     not_code: Callable[[int], bool] | None
 
-    def _handle_arithmetic(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name,
-                           site: NameSite | None) -> LintHit | None:
+    def _handle_arithmetic(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site: NameSite | None
+    ) -> LintHit | None:
         at = depth - 1
         if path.type_at(at) == "type_descriptor" and path.type_at(at - 1) == "cast_expression":
             at -= 1
@@ -134,12 +148,18 @@ class HandleMatchers:
             operator = outer.child_by_field_name("operator")
             if operator is None or rule.text is None or not re.fullmatch(rule.text, operator.type):
                 return None
-            return LintHit(rule.index, outer.start_byte, outer.end_byte,
-                           " ".join(self.source[outer.start_byte:outer.end_byte].decode("utf-8", "replace").split()),
-                           fixable=False, detail=f"(a {name} cast to, then used as an integer)")
+            return LintHit(
+                rule.index,
+                outer.start_byte,
+                outer.end_byte,
+                " ".join(self.source[outer.start_byte : outer.end_byte].decode("utf-8", "replace").split()),
+                fixable=False,
+                detail=f"(a {name} cast to, then used as an integer)",
+            )
         declaration = path.at(at)
-        if path.type_at(at) not in ("declaration", "parameter_declaration") or \
-                declaration.child_by_field_name("type") != path.at(depth):
+        if path.type_at(at) not in ("declaration", "parameter_declaration") or declaration.child_by_field_name(
+            "type"
+        ) != path.at(depth):
             return None
         scope_at = path.nearest(frozenset({"function_definition", "lambda_expression"}), depth)
         scope = path.at(scope_at) if scope_at >= 0 else None
@@ -151,17 +171,35 @@ class HandleMatchers:
             variable, pointer = found
             spelled = re.escape(variable.text)
             # a handle, or through a pointer to handles: *p, (*p), p[i]
-            operand = rb"(?:\*\s*" + spelled + rb"|\(\s*\*\s*" + spelled + rb"\s*\)|" + spelled + \
-                rb"\s*\[[^\]]*\])" if pointer else spelled
-            use = re.compile(rb"(?<![\w.>])" + operand + rb"\s*" + _ARITHMETIC + rb"|(\w+|\])\s*" +
-                             _ARITHMETIC_BEFORE + rb"\s*" + operand + rb"(?![\w(\[])")
+            operand = (
+                rb"(?:\*\s*" + spelled + rb"|\(\s*\*\s*" + spelled + rb"\s*\)|" + spelled + rb"\s*\[[^\]]*\])"
+                if pointer
+                else spelled
+            )
+            use = re.compile(
+                rb"(?<![\w.>])"
+                + operand
+                + rb"\s*"
+                + _ARITHMETIC
+                + rb"|(\w+|\])\s*"
+                + _ARITHMETIC_BEFORE
+                + rb"\s*"
+                + operand
+                + rb"(?![\w(\[])"
+            )
             for m in use.finditer(self.source, max(low, declaration.end_byte), high):
                 if (self.not_code is not None and self.not_code(m.start())) or m.group(1) in _KEYWORDS:
                     continue
                 at = m.start() + m.group().find(variable.text)
                 spelled_use = " ".join(m.group().decode("utf-8", "replace").split())
-                return LintHit(rule.index, at, at + len(variable.text), variable.text.decode("utf-8", "replace"),
-                               fixable=False, detail=f"(it is a {name}, used in '{spelled_use}')")
+                return LintHit(
+                    rule.index,
+                    at,
+                    at + len(variable.text),
+                    variable.text.decode("utf-8", "replace"),
+                    fixable=False,
+                    detail=f"(it is a {name}, used in '{spelled_use}')",
+                )
         return None
 
 
@@ -174,7 +212,8 @@ def _declared_identifier(declarator):
         elif declarator.type not in ("reference_declarator", "init_declarator"):
             return None
         declarator = declarator.child_by_field_name("declarator") or next(
-            (c for c in declarator.named_children if c.type.endswith(("declarator", "identifier"))), None)
+            (c for c in declarator.named_children if c.type.endswith(("declarator", "identifier"))), None
+        )
     if declarator is None or indirections > 1:
         return None
     return declarator, indirections == 1

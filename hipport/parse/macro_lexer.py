@@ -3,6 +3,7 @@
 Only identifiers matter to the engine, but finding them correctly needs the
 strings, comments, member operators and token-pasting around them.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,9 +34,7 @@ class MacroIdentifier:
 
 def macro_identifiers(body: bytes, params: frozenset[str] = frozenset()) -> list[MacroIdentifier]:
     tokens = [
-        (m.lastgroup, m.start(), m.end())
-        for m in _TOKEN.finditer(body)
-        if m.lastgroup not in ("space", "comment")
+        (m.lastgroup, m.start(), m.end()) for m in _TOKEN.finditer(body) if m.lastgroup not in ("space", "comment")
     ]
     result = []
     bracket_arguments = _bracket_arguments(body, tokens)
@@ -45,8 +44,8 @@ def macro_identifiers(body: bytes, params: frozenset[str] = frozenset()) -> list
         name = body[start:end].decode("ascii")
         if name in params:
             continue
-        prev = body[tokens[i - 1][1]:tokens[i - 1][2]] if i > 0 else b""
-        nxt = body[tokens[i + 1][1]:tokens[i + 1][2]] if i + 1 < len(tokens) else b""
+        prev = body[tokens[i - 1][1] : tokens[i - 1][2]] if i > 0 else b""
+        nxt = body[tokens[i + 1][1] : tokens[i + 1][2]] if i + 1 < len(tokens) else b""
         if prev in (b"#", b"##") or nxt == b"##":
             context = "pasted"
         elif prev in (b".", b"->"):

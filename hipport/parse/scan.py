@@ -7,6 +7,7 @@ with none of them is not parsed at all. Integer literals that lints look at
 (the 32 of `threadIdx.x % 32`) are collected too, but never make a file worth
 parsing on their own.
 """
+
 from __future__ import annotations
 
 import re
@@ -57,8 +58,12 @@ MEMO_LIMIT = 200_000
 WINDOW = 1 << 20
 
 
-def scan(source: bytes, interesting: Callable[[str], bool], lints: LintIndex | None = None,
-         memo: dict[bytes, str] | None = None) -> Candidates:
+def scan(
+    source: bytes,
+    interesting: Callable[[str], bool],
+    lints: LintIndex | None = None,
+    memo: dict[bytes, str] | None = None,
+) -> Candidates:
     """memo: word -> the name of its identifier if interesting, else ""; a rule set's own memo
     carries the answers over to the next file, where most identifiers come back."""
     if memo is None:
@@ -75,8 +80,11 @@ def scan(source: bytes, interesting: Callable[[str], bool], lints: LintIndex | N
     launches = [m.start() for m in LAUNCH.finditer(source)]
     candidates = Candidates(names, includes, launches, lints=lints)
     if candidates and lints is not None and lints.literal_re is not None:
-        candidates.literals = [(m.start(), m.end(), int_value(m.group())) for m in lints.literal_re.finditer(source)
-                               if literal_start_ok(source, m.start())]
+        candidates.literals = [
+            (m.start(), m.end(), int_value(m.group()))
+            for m in lints.literal_re.finditer(source)
+            if literal_start_ok(source, m.start())
+        ]
     return candidates
 
 
@@ -88,8 +96,14 @@ def _window_end(source: bytes, start: int) -> int:
     return cut.end() if cut else len(source)
 
 
-def _names_in(source: bytes, start: int, end: int, interesting: Callable[[str], bool], memo: dict[bytes, str],
-              names: list[tuple[int, int, str]]) -> None:
+def _names_in(
+    source: bytes,
+    start: int,
+    end: int,
+    interesting: Callable[[str], bool],
+    memo: dict[bytes, str],
+    names: list[tuple[int, int, str]],
+) -> None:
     """Append to names the interesting identifiers of source[start:end], as IDENTIFIER.finditer
     finds them: a match object for each identifier was most of the scan, and few are interesting.
 
@@ -117,8 +131,10 @@ def _names_in(source: bytes, start: int, end: int, interesting: Callable[[str], 
         # the same bytes would be interesting too, and located before it.
         at = find(token, cursor, end)
         after = at + len(token)
-        while at >= 0 and ((after < end and _WORD[source[after]])
-                           or (at and _WORD[source[at - 1]] and not _starts_identifier(source, at))):
+        while at >= 0 and (
+            (after < end and _WORD[source[after]])
+            or (at and _WORD[source[at - 1]] and not _starts_identifier(source, at))
+        ):
             at = find(token, at + 1, end)
             after = at + len(token)
         if at < 0:

@@ -3,6 +3,7 @@
 Every position is a byte offset into the original source. Backends differ in how
 they find these places, never in what they report.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -19,6 +19,7 @@ is scanned once. The work is linear in the size of the tree plus the number of
 lookups; `steps` counts it (children a scan may pass, nodes recorded), so tests
 can check that.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left
@@ -69,7 +70,7 @@ class NodePath:
                 if frame_end >= end:
                     break
                 keep -= 1
-            del frames[keep + 1:]
+            del frames[keep + 1 :]
             top = frames[-1]
         node = top[0]
         listed = top[6]

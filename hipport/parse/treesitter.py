@@ -8,6 +8,7 @@ node.parent, which in tree-sitter searches again from the root. Files above
 CHUNK_ABOVE bytes are parsed in pieces (ts_chunks) so that only one piece's
 tree is in memory at a time.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
@@ -47,8 +48,9 @@ class TreeSitterBackend:
         return out.parsed(source)
 
 
-def _parse_in_chunks(source: bytes, candidates: Candidates, markers: frozenset[str],
-                     chunk_bytes: int) -> ParsedFile | None:
+def _parse_in_chunks(
+    source: bytes, candidates: Candidates, markers: frozenset[str], chunk_bytes: int
+) -> ParsedFile | None:
     """Classify a big file one chunk's tree at a time (hipport.parse.ts_chunks says where it
     may be cut); None when no safe cut was found and the file must be parsed whole."""
     out = _Found(source)
@@ -80,8 +82,13 @@ class _CandidatePieces:
         literals = bisect_left(c.literals, end, taken[1], key=lambda n: n[0])
         includes = bisect_left(self.include_at, end, taken[2])
         launches = bisect_left(c.launches, end, taken[3])
-        piece = Candidates(c.names[taken[0]:names], c.includes[taken[2]:includes], c.launches[taken[3]:launches],
-                           c.literals[taken[1]:literals], lints=c.lints)
+        piece = Candidates(
+            c.names[taken[0] : names],
+            c.includes[taken[2] : includes],
+            c.launches[taken[3] : launches],
+            c.literals[taken[1] : literals],
+            lints=c.lints,
+        )
         self.taken = [names, literals, includes, launches]
         return piece
 
@@ -89,8 +96,17 @@ class _CandidatePieces:
 class _Found:
     """What classification found, kept in the order one whole-file pass would give it."""
 
-    __slots__ = ("names", "includes", "launches", "name_hits", "literal_hits", "syntax_error_at",
-                 "syntax_error_detail", "scopes", "strings")
+    __slots__ = (
+        "names",
+        "includes",
+        "launches",
+        "name_hits",
+        "literal_hits",
+        "syntax_error_at",
+        "syntax_error_detail",
+        "scopes",
+        "strings",
+    )
 
     def __init__(self, source: bytes) -> None:
         self.strings: list[StringNameSite] = []
@@ -106,10 +122,14 @@ class _Found:
     def parsed(self, source: bytes) -> ParsedFile:
         self.scopes.finish()
         return ParsedFile(
-            names=self.names, includes=self.includes, launches=self.launches,
-            syntax_error_at=self.syntax_error_at, syntax_error_detail=self.syntax_error_detail,
+            names=self.names,
+            includes=self.includes,
+            launches=self.launches,
+            syntax_error_at=self.syntax_error_at,
+            syntax_error_detail=self.syntax_error_detail,
             top_insert_at=3 if source.startswith(b"\xef\xbb\xbf") else 0,
-            lint_hits=self.name_hits + self.literal_hits, strings=self.strings,
+            lint_hits=self.name_hits + self.literal_hits,
+            strings=self.strings,
         )
 
 
@@ -117,8 +137,9 @@ _UNKNOWN = object()  # the include guard of a chunk's file, before the first chu
 
 
 class _Classifier(NameClassifier, PlaceClassifier):
-    def __init__(self, source: bytes, root, markers: frozenset[str], guard_start=_UNKNOWN,
-                 matcher: LintMatcher | None = None) -> None:
+    def __init__(
+        self, source: bytes, root, markers: frozenset[str], guard_start=_UNKNOWN, matcher: LintMatcher | None = None
+    ) -> None:
         self.source = source
         self.root = root
         self.markers = markers

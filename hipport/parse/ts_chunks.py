@@ -21,6 +21,7 @@ it reads cleanly, it is the piece. If not, the window is parsed again with
 spare closing braces after it, its tree shows where the last complete item in
 the window starts, and the piece up to there is parsed once more.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,7 +39,8 @@ _STATEMENT_END = re.compile(rb"\n|[;}]")
 # In a file with few line breaks: a `}` and then a word that starts definitions, not statements.
 _ITEM_AFTER_BRACE = re.compile(
     rb"\}[ \t]*(?=(?:template|__global__|__device__|__host__|static|inline|namespace|extern|struct|class"
-    rb"|typedef|using|void)\b)")
+    rb"|typedef|using|void)\b)"
+)
 
 
 class NoSafeCut(Exception):
@@ -99,8 +101,11 @@ class _Planner:
             # the file's first item and, in an include guard, the guard's #define.
             if at_item and pos > 0 and not self._unsafe_to_end(pos, window_end):
                 tree = self._parse(blocks, pos, window_end, blocks)
-                if tree is not None and not tree.root_node.has_error and \
-                        _blocks_close_after(tree.root_node, blocks, window_end):
+                if (
+                    tree is not None
+                    and not tree.root_node.has_error
+                    and _blocks_close_after(tree.root_node, blocks, window_end)
+                ):
                     return tree, window_end, blocks
                 del tree
             # Spare closing braces close what the window leaves open (the function it cuts
@@ -111,8 +116,11 @@ class _Planner:
             if cut is not None:
                 end, open_blocks = cut
                 tree = self._parse(blocks, pos, end, open_blocks)
-                if tree is not None and not tree.root_node.has_error and \
-                        _blocks_close_after(tree.root_node, open_blocks, end):
+                if (
+                    tree is not None
+                    and not tree.root_node.has_error
+                    and _blocks_close_after(tree.root_node, open_blocks, end)
+                ):
                     return tree, end, open_blocks
                 del tree  # error recovery made the window look complete where it was not
             size *= 2  # one item is bigger than the window, or the window misled
@@ -123,8 +131,9 @@ class _Planner:
         few lines) a `}` before a word like `template`. Failing that, the first line start, `;` or
         `}` after offset, where a syntax error at the window's end disturbs the tree the least."""
         source = self.source
-        found = re.compile(rb"\n(?=" + re.escape(self.indent) + rb"[A-Za-z_])").search(source, offset, limit) \
-            or _ITEM_AFTER_BRACE.search(source, offset, limit)
+        found = re.compile(rb"\n(?=" + re.escape(self.indent) + rb"[A-Za-z_])").search(
+            source, offset, limit
+        ) or _ITEM_AFTER_BRACE.search(source, offset, limit)
         if found is not None:
             return found.end(), True
         found = _STATEMENT_END.search(source, offset, limit)
@@ -142,8 +151,9 @@ class _Planner:
             line_start = source.rfind(b"\n", pos, line_start - 1) + 1  # a continued line goes on
         return source.find(b"//", max(line_start, pos), offset) >= 0
 
-    def _parse(self, blocks: tuple[_Block, ...], start: int, end: int, closing: tuple[_Block, ...],
-               spare_braces: int = 0):
+    def _parse(
+        self, blocks: tuple[_Block, ...], start: int, end: int, closing: tuple[_Block, ...], spare_braces: int = 0
+    ):
         """Parse source[start:end] inside blocks (their opening text, where it is in the file) and
         closed by spare_braces `}` and the closers of closing, innermost first, borrowed from after end."""
         spans = [(b.start, b.opened) for b in blocks if b.opened <= start]
@@ -184,26 +194,31 @@ class _Planner:
             broken = next((i for i in range(last) if children[i].has_error), None)
             at = last if broken is None else broken
             item = children[at]
-            earlier = opened_before or any(c.is_named and c.type != "comment" and c.start_byte >= item_start
-                                           for c in children[:at])
+            earlier = opened_before or any(
+                c.is_named and c.type != "comment" and c.start_byte >= item_start for c in children[:at]
+            )
             # Never before a block's first item: the include guard is recognised by it.
             if item.start_byte > pos and earlier:
                 best = (item.start_byte, tuple(open_blocks))
             if broken is not None:
-                if best is None and any(c.is_named and c.type != "comment" and not c.has_error
-                                        for c in children[broken + 1:last]):
+                if best is None and any(
+                    c.is_named and c.type != "comment" and not c.has_error for c in children[broken + 1 : last]
+                ):
                     raise NoSafeCut  # the parse went on cleanly after the error: a real syntax error
                 break
             block = _block(item, self.source)
-            if block is None or block.opened > window_end or any(
-                    c.has_error for c in item.children if c.start_byte < block.opened):
+            if (
+                block is None
+                or block.opened > window_end
+                or any(c.has_error for c in item.children if c.start_byte < block.opened)
+            ):
                 break
             open_blocks.append(block)
             container = item.child_by_field_name("body") if block.closer == b"}" else item
             item_start, opened_before = block.opened, block.opened <= pos
         if best is not None:
             line_start = self.source.rfind(b"\n", 0, best[0]) + 1
-            indent = self.source[line_start:best[0]]
+            indent = self.source[line_start : best[0]]
             self.indent = indent if not indent.strip() else b""
         return best
 

@@ -1,4 +1,5 @@
 """What the tree-sitter backend knows of the CUDA grammar: node kinds, and the lexing it falls back on."""
+
 from __future__ import annotations
 
 import re
@@ -6,25 +7,50 @@ from functools import lru_cache
 
 IDENTIFIER_NODES = {"identifier", "type_identifier", "namespace_identifier", "field_identifier"}
 NOT_CODE = {
-    "comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content",
-    "raw_string_delimiter", "char_literal", "character", "escape_sequence", "system_lib_string",
+    "comment",
+    "string_literal",
+    "string_content",
+    "raw_string_literal",
+    "raw_string_content",
+    "raw_string_delimiter",
+    "char_literal",
+    "character",
+    "escape_sequence",
+    "system_lib_string",
 }
 # Declarator wrappers between a declared name and the declaration that owns it.
 DECLARATOR_WRAPPERS = {
-    "pointer_declarator", "reference_declarator", "array_declarator", "parenthesized_declarator",
-    "function_declarator", "init_declarator", "attributed_declarator",
+    "pointer_declarator",
+    "reference_declarator",
+    "array_declarator",
+    "parenthesized_declarator",
+    "function_declarator",
+    "init_declarator",
+    "attributed_declarator",
 }
 DECLARATION_OWNERS = {
-    "declaration", "field_declaration", "parameter_declaration", "optional_parameter_declaration",
-    "type_definition", "function_definition",
+    "declaration",
+    "field_declaration",
+    "parameter_declaration",
+    "optional_parameter_declaration",
+    "type_definition",
+    "function_definition",
 }
 NAMED_DECLARATIONS = {
-    "enumerator", "alias_declaration", "namespace_definition", "namespace_alias_definition",
-    "preproc_def", "preproc_function_def", "concept_definition",
+    "enumerator",
+    "alias_declaration",
+    "namespace_definition",
+    "namespace_alias_definition",
+    "preproc_def",
+    "preproc_function_def",
+    "concept_definition",
 }
 TAGGED_TYPES = {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
-TYPE_PARAMETERS = {"type_parameter_declaration", "optional_type_parameter_declaration",
-                   "variadic_type_parameter_declaration"}
+TYPE_PARAMETERS = {
+    "type_parameter_declaration",
+    "optional_type_parameter_declaration",
+    "variadic_type_parameter_declaration",
+}
 # The parents an identifier may be declared in; under any other it is a use.
 MAY_DECLARE = NAMED_DECLARATIONS | TAGGED_TYPES | TYPE_PARAMETERS | DECLARATOR_WRAPPERS | DECLARATION_OWNERS
 CONDITIONAL_BLOCKS = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})

@@ -3,6 +3,7 @@
 The tree-sitter classifier's half that looks at names; every enclosing node it
 needs comes from the NodePath, never from node.parent.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -58,8 +59,10 @@ class NameClassifier:
                 return self._declaration(path, owner, start, end, name)
             return None  # a member of some type: obj.cudaFree, p->cudaStream
         if node_type == "namespace_identifier":
-            if ptype in ("namespace_definition", "namespace_alias_definition") and \
-                    parent.child_by_field_name("name") == node:
+            if (
+                ptype in ("namespace_definition", "namespace_alias_definition")
+                and parent.child_by_field_name("name") == node
+            ):
                 return self._declaration(path, depth - 1, start, end, name)
             self.last_namespace_at = start
             return NameSite(start, end, name, Role.NAMESPACE)
@@ -138,7 +141,7 @@ class NameClassifier:
             params = self._macro_params(body, definition)
             if params is None:
                 return None  # #pragma, #error and friends carry text, not code
-            text = self.source[body.start_byte:body.end_byte]
+            text = self.source[body.start_byte : body.end_byte]
             tokens = {t.start: t for t in macro_identifiers(text, params)}
             self.macro_bodies[body.start_byte] = tokens
         token = tokens.get(start - body.start_byte)
@@ -159,8 +162,9 @@ class NameClassifier:
             param_node = definition.child_by_field_name("parameters")
             if param_node is None:
                 return frozenset()
-            return frozenset(self.source[c.start_byte:c.end_byte].decode("ascii", "replace")
-                             for c in param_node.named_children)
+            return frozenset(
+                self.source[c.start_byte : c.end_byte].decode("ascii", "replace") for c in param_node.named_children
+            )
         # Inside an ERROR region the #define node may be gone; read the line itself.
         line_start = self.source.rfind(b"\n", 0, body.start_byte) + 1
         m = DEFINE_LINE.match(self.source, line_start)
@@ -171,10 +175,11 @@ class NameClassifier:
 
     def _lexical_fallback(self, start: int, end: int, name: str) -> NameSite | None:
         """For names inside ERROR regions: judge by the neighbouring bytes."""
-        before = self.source[max(0, start - 2):start].rstrip()
-        after = self.source[end:end + 2].lstrip()
-        if before.endswith((b".", b"->")) or (before.endswith(b"::") and start >= 3 and
-                                                 (self.source[start - 3:start - 2].isalnum())):
+        before = self.source[max(0, start - 2) : start].rstrip()
+        after = self.source[end : end + 2].lstrip()
+        if before.endswith((b".", b"->")) or (
+            before.endswith(b"::") and start >= 3 and (self.source[start - 3 : start - 2].isalnum())
+        ):
             return None
         role = Role.NAMESPACE if after.startswith(b"::") else Role.USE
         return NameSite(start, end, name, role)
@@ -182,8 +187,7 @@ class NameClassifier:
 
 # Where climbing from a function definition stops: a block means a function body,
 # class and namespace bodies (and the file) hold real definitions.
-_BODY_OR_CONTAINER = frozenset({"compound_statement", "field_declaration_list", "declaration_list",
-                                "translation_unit"})
+_BODY_OR_CONTAINER = frozenset({"compound_statement", "field_declaration_list", "declaration_list", "translation_unit"})
 
 
 def _inside_function_body(path: NodePath, depth: int) -> bool:

@@ -1,4 +1,5 @@
 """Where the #includes and the launches are, as the tree-sitter classifier reports them."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -34,8 +35,10 @@ class PlaceClassifier:
         if not is_include and self.not_code is None:
             return None
         return IncludeSite(
-            line_start=line_start, line_end=end_of_line(self.source, match.end()),
-            path_start=match.start(3), path_end=match.end(3),
+            line_start=line_start,
+            line_end=end_of_line(self.source, match.end()),
+            path_start=match.start(3),
+            path_end=match.end(3),
             path=match.group(3).decode("utf-8", "replace"),
             scope=self._scope(path, depth - 1 if is_include else depth),
         )
@@ -60,7 +63,7 @@ class PlaceClassifier:
         for child in self.root.named_children:
             if child.type == "comment":
                 continue
-            if child.type != "preproc_ifdef" or self.source[child.start_byte:child.start_byte + 7] != b"#ifndef":
+            if child.type != "preproc_ifdef" or self.source[child.start_byte : child.start_byte + 7] != b"#ifndef":
                 return None
             name = child.child_by_field_name("name")
             for inner in child.named_children:
@@ -68,9 +71,12 @@ class PlaceClassifier:
                     continue
                 if inner.type == "preproc_def":
                     inner_name = inner.child_by_field_name("name")
-                    if name is not None and inner_name is not None and \
-                            self.source[inner_name.start_byte:inner_name.end_byte] == \
-                            self.source[name.start_byte:name.end_byte]:
+                    if (
+                        name is not None
+                        and inner_name is not None
+                        and self.source[inner_name.start_byte : inner_name.end_byte]
+                        == self.source[name.start_byte : name.end_byte]
+                    ):
                         return child.start_byte
                 return None
             return None
@@ -81,8 +87,11 @@ class PlaceClassifier:
             return None
         path.seek(offset, offset + 3)
         depth = path.depth
-        if path.type_at(depth) != "<<<" or path.type_at(depth - 1) != "kernel_call_syntax" or \
-                path.type_at(depth - 2) != "call_expression":
+        if (
+            path.type_at(depth) != "<<<"
+            or path.type_at(depth - 1) != "kernel_call_syntax"
+            or path.type_at(depth - 2) != "call_expression"
+        ):
             return None
         config_node, call = path.at(depth - 1), path.at(depth - 2)
         kernel = call.children[0]
@@ -93,9 +102,10 @@ class PlaceClassifier:
         if close is None:
             return None
         return LaunchSite(
-            start=call.start_byte, end=call.end_byte,
+            start=call.start_byte,
+            end=call.end_byte,
             kernel=(kernel.start_byte, kernel.end_byte),
-            kernel_is_template=b"<" in self.source[kernel.start_byte:kernel.end_byte],
+            kernel_is_template=b"<" in self.source[kernel.start_byte : kernel.end_byte],
             config=spans_of_code(config_node.named_children),
             config_close=close.end_byte,
             args_open=args.start_byte,

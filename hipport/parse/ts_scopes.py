@@ -24,6 +24,7 @@ in its class body: the uses not hidden so far are kept per name, newest last, an
 a member takes back those in its class body, each once. The body of a member
 defined outside its class (void Fake::f() { ... }) sees the class's members too.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,19 +33,40 @@ from hipport.parse.sites import NameSite
 from hipport.parse.tree_path import NodePath
 
 # The nodes a declaration's scope can be: what it is declared directly inside.
-SCOPE_NODES = frozenset({
-    "translation_unit", "namespace_definition", "field_declaration_list", "compound_statement",
-    "function_definition", "parameter_list", "template_declaration", "for_statement", "for_range_loop",
-    "if_statement", "while_statement", "switch_statement", "catch_clause", "lambda_expression",
-})
+SCOPE_NODES = frozenset(
+    {
+        "translation_unit",
+        "namespace_definition",
+        "field_declaration_list",
+        "compound_statement",
+        "function_definition",
+        "parameter_list",
+        "template_declaration",
+        "for_statement",
+        "for_range_loop",
+        "if_statement",
+        "while_statement",
+        "switch_statement",
+        "catch_clause",
+        "lambda_expression",
+    }
+)
 _NAMESPACES = frozenset({"namespace_definition"})
 _FUNCTIONS = frozenset({"function_definition"})
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
-_FUNCTION_DECLARATORS = frozenset({
-    "function_declarator", "abstract_function_declarator", "pointer_declarator", "reference_declarator",
-    "parenthesized_declarator", "attributed_declarator", "abstract_pointer_declarator",
-    "abstract_reference_declarator", "abstract_parenthesized_declarator",
-})
+_FUNCTION_DECLARATORS = frozenset(
+    {
+        "function_declarator",
+        "abstract_function_declarator",
+        "pointer_declarator",
+        "reference_declarator",
+        "parenthesized_declarator",
+        "attributed_declarator",
+        "abstract_pointer_declarator",
+        "abstract_reference_declarator",
+        "abstract_parenthesized_declarator",
+    }
+)
 _USING_DIRECTIVE = re.compile(rb"\busing[ \t\r\n]+namespace[ \t\r\n]+(?:::)?([A-Za-z_][A-Za-z0-9_:\t ]*);")
 
 
@@ -150,8 +172,9 @@ class Scopes:
                 return False
             # Ask whichever is fewer: the namespaces declaring the name, or those around the use.
             if len(spaces) <= here.count("::") + 1:
-                return any(first <= start and (here == key or here.startswith(key + "::"))
-                           for key, first in spaces.items())
+                return any(
+                    first <= start and (here == key or here.startswith(key + "::")) for key, first in spaces.items()
+                )
             key = here
             while True:
                 first = spaces.get(key)
@@ -195,8 +218,7 @@ class Scopes:
             scope = _scope_of(path, depth - 1)
             file_wide = scope < 0 or path.type_at(scope) == "translation_unit"
             for name, spaces in self.namespaced.items():
-                if any(first <= at and (key == target or key.endswith("::" + target))
-                       for key, first in spaces.items()):
+                if any(first <= at and (key == target or key.endswith("::" + target)) for key, first in spaces.items()):
                     if file_wide:
                         self._everywhere_after(name, at)
                     else:
@@ -209,7 +231,7 @@ class Scopes:
         class_name = path.at(body - 1).child_by_field_name("name") if body > 0 else None
         if class_name is None:
             return
-        text = _squeezed(self.source[class_name.start_byte:class_name.end_byte])
+        text = _squeezed(self.source[class_name.start_byte : class_name.end_byte])
         space = self._namespace_key(path, path.nearest(_NAMESPACES, body - 1))
         self.members.setdefault(name, set()).add(f"{space}::{text}" if space else text)
 
@@ -239,7 +261,7 @@ class Scopes:
         name = declarator.child_by_field_name("declarator") if declarator is not None else None
         if name is None or name.type != "qualified_identifier":
             return ""
-        text = _squeezed(self.source[name.start_byte:name.end_byte])
+        text = _squeezed(self.source[name.start_byte : name.end_byte])
         text = _TEMPLATE_ARGUMENTS.sub("", text).lstrip(":")  # Fake<T>::f is Fake's member
         return text.rpartition("::")[0]
 
@@ -261,7 +283,7 @@ class Scopes:
             node = path.at(depth)
             name = node.child_by_field_name("name")
             if name is not None:
-                text = re.sub(r"\s+", "", self.source[name.start_byte:name.end_byte].decode("ascii", "replace"))
+                text = re.sub(r"\s+", "", self.source[name.start_byte : name.end_byte].decode("ascii", "replace"))
                 key = f"{key}::{text}" if key else text
             self._keys[path.span_at(depth)[0]] = key
         return key

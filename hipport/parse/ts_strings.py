@@ -5,6 +5,7 @@ drops those in comments and strings as not code. A name in a string's own text i
 kept here instead, with the call the literal is passed to (dlsym(h, "cuInit")), so
 the engine can tell a message from a symbol looked up by name at run time.
 """
+
 from __future__ import annotations
 
 import re

@@ -5,6 +5,7 @@ plus the derived numbers of metrics.py, into one format. Renderers read nothing
 but the report, the rule set (for code help, library titles and name kinds) and,
 for HTML, the source lines around each finding.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,17 @@ if TYPE_CHECKING:
     from hipport.engine.port import FileResult
     from hipport.options import Options
 
-__all__ = ["FORMATS", "ReportError", "SourceReader", "analyze_paths", "complete", "disk_sources", "load_report",
-           "render", "report_for"]
+__all__ = [
+    "FORMATS",
+    "ReportError",
+    "SourceReader",
+    "analyze_paths",
+    "complete",
+    "disk_sources",
+    "load_report",
+    "render",
+    "report_for",
+]
 
 FORMATS = ("text", "json", "markdown", "html", "sarif", "csv")
 
@@ -51,8 +61,9 @@ def analyze_paths(paths: list[Path], rules: RuleSet, options, policy=None) -> tu
     return report_for(run.results, rules, options, {"suppressed": run.suppressed}), sources.get, run.errors
 
 
-def report_for(results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None,
-               root: str | None = None) -> dict:
+def report_for(
+    results: list[FileResult], rules: RuleSet, options: Options, extra: dict | None = None, root: str | None = None
+) -> dict:
     """The JSON report with its derived numbers; root: what the file paths are relative to, if not the cwd."""
     from hipport.emit.report import build_report, file_entry
 

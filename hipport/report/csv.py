@@ -4,6 +4,7 @@ status says what became of the name: ported, or why it was not (the code's
 name: unsupported-api, unmapped-name, needs-newer-hip, removed-from-hip). A
 name is counted once per use; hip is the name it was ported to.
 """
+
 from __future__ import annotations
 
 import csv

@@ -5,6 +5,7 @@ works offline and as a CI artifact. The page is a jinja2 template with
 autoescaping on; this module prepares plain values for it: the chart's
 geometry, each finding's source lines, and the anchors that link them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -68,8 +69,9 @@ def render_html(report: dict, metrics: Metrics, rules: RuleSet, sources: SourceR
         chart=_chart(metrics, rules),
         files=_file_rows(metrics, rules, findings),
         libraries=_library_rows(metrics, rules),
-        not_ported=[(row, [(loc, anchors.get((row.code, loc))) for loc in row.locations])
-                    for row in metrics.not_ported],
+        not_ported=[
+            (row, [(loc, anchors.get((row.code, loc))) for loc in row.locations]) for row in metrics.not_ported
+        ],
         codes=metrics.findings_by_code,
         findings=findings,
         severities=SEVERITIES,
@@ -115,20 +117,41 @@ def _chart(m: Metrics, rules: RuleSet) -> dict:
                 width = round(count * scale, 1)
                 segments.append({"severity": severity, "x": round(x, 1), "width": width, "count": count})
                 x += width
-        bars.append({"label": library_title(library, rules), "library": library, "y": y,
-                     "total": sum(counts.values()), "segments": segments, "end": round(x, 1)})
-    return {"width": CHART_WIDTH, "height": max(len(bars) * (CHART_BAR_HEIGHT + CHART_GAP), 1),
-            "bar_height": CHART_BAR_HEIGHT, "label_width": CHART_LABEL_WIDTH, "bars": bars}
+        bars.append(
+            {
+                "label": library_title(library, rules),
+                "library": library,
+                "y": y,
+                "total": sum(counts.values()),
+                "segments": segments,
+                "end": round(x, 1),
+            }
+        )
+    return {
+        "width": CHART_WIDTH,
+        "height": max(len(bars) * (CHART_BAR_HEIGHT + CHART_GAP), 1),
+        "bar_height": CHART_BAR_HEIGHT,
+        "label_width": CHART_LABEL_WIDTH,
+        "bars": bars,
+    }
 
 
 def _file_rows(m: Metrics, rules: RuleSet, findings: dict[str, list[FindingView]]) -> list[dict]:
     rows = []
     for index, f in enumerate(m.files):
-        libraries = ", ".join(f"{library_title(lib, rules)} {n}" for lib, n in
-                              sorted(f.converted_by_library.items(), key=lambda kv: (-kv[1], kv[0])))
-        rows.append({"file": f, "anchor": f"file-{index}" if findings.get(f.path) else None,
-                     "libraries": libraries, "effort_rank": EFFORT_RANK[f.effort],
-                     "percent_value": -1 if f.percent is None else f.percent})
+        libraries = ", ".join(
+            f"{library_title(lib, rules)} {n}"
+            for lib, n in sorted(f.converted_by_library.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        rows.append(
+            {
+                "file": f,
+                "anchor": f"file-{index}" if findings.get(f.path) else None,
+                "libraries": libraries,
+                "effort_rank": EFFORT_RANK[f.effort],
+                "percent_value": -1 if f.percent is None else f.percent,
+            }
+        )
     return rows
 
 
@@ -136,8 +159,9 @@ def _library_rows(m: Metrics, rules: RuleSet) -> list[dict]:
     rows = []
     for library, count in sorted(m.converted_by_library.items(), key=lambda kv: (-kv[1], kv[0])):
         kinds = m.converted_by_library_kind.get(library, {})
-        rows.append({"title": library_title(library, rules), "count": count,
-                     "kinds": [kinds.get(kind, 0) for kind in m.kinds]})
+        rows.append(
+            {"title": library_title(library, rules), "count": count, "kinds": [kinds.get(kind, 0) for kind in m.kinds]}
+        )
     return rows
 
 
@@ -156,9 +180,15 @@ def _finding_views(report: dict, rules: RuleSet, sources: SourceReader):
             anchor = f"finding-{file_index}-{index}"
             anchors.setdefault((finding["code"], f"{entry['path']}:{finding['line']}:{finding['column']}"), anchor)
             view = FindingView(
-                anchor=anchor, code=finding["code"], code_name=info.name if info else finding["code"],
-                severity=finding["severity"], line=finding["line"], column=finding["column"],
-                name=finding["name"], message=finding.get("message", ""), help=info.help if info else "",
+                anchor=anchor,
+                code=finding["code"],
+                code_name=info.name if info else finding["code"],
+                severity=finding["severity"],
+                line=finding["line"],
+                column=finding["column"],
+                name=finding["name"],
+                message=finding.get("message", ""),
+                help=info.help if info else "",
                 context=_context(lines, finding) if lines is not None else [],
             )
             fix = finding.get("fix")

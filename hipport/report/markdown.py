@@ -2,6 +2,7 @@
 
 The per-file table goes in a <details> block so a large tree keeps the comment short.
 """
+
 from __future__ import annotations
 
 from hipport.report.metrics import Metrics, format_percent, library_title
@@ -34,20 +35,32 @@ def render_markdown(report: dict, metrics: Metrics, rules: RuleSet) -> str:
     ]
     if m.not_ported:
         shown = m.not_ported[:TOP_NAMES]
-        title = "Not ported automatically" + (f" (top {TOP_NAMES} of {len(m.not_ported)})"
-                                              if len(m.not_ported) > TOP_NAMES else "")
+        title = "Not ported automatically" + (
+            f" (top {TOP_NAMES} of {len(m.not_ported)})" if len(m.not_ported) > TOP_NAMES else ""
+        )
         out += ["", f"### {title}", "", "| name | why | uses | first use |", "|---|---|---:|---|"]
-        out += [f"| `{_cell(r.name)}` | {_cell(r.status)} | {r.count} | "
-                f"{_cell(r.locations[0]) if r.locations else ''} |" for r in shown]
+        out += [
+            f"| `{_cell(r.name)}` | {_cell(r.status)} | {r.count} | {_cell(r.locations[0]) if r.locations else ''} |"
+            for r in shown
+        ]
     if m.findings_by_code:
-        out += ["", "### Findings by code", "", "| code | name | severity | effort | count | meaning |",
-                "|---|---|---|---|---:|---|"]
-        out += [f"| {c.code} | {_cell(c.name)} | {c.severity} | {c.effort} | {c.count} | {_cell(c.summary)} |"
-                for c in m.findings_by_code]
+        out += [
+            "",
+            "### Findings by code",
+            "",
+            "| code | name | severity | effort | count | meaning |",
+            "|---|---|---|---|---:|---|",
+        ]
+        out += [
+            f"| {c.code} | {_cell(c.name)} | {c.severity} | {c.effort} | {c.count} | {_cell(c.summary)} |"
+            for c in m.findings_by_code
+        ]
     if m.converted_by_library:
         out += ["", "### Ported by library", "", "| library | references |", "|---|---:|"]
-        out += [f"| {_cell(library_title(lib, rules))} | {n} |"
-                for lib, n in sorted(m.converted_by_library.items(), key=lambda kv: (-kv[1], kv[0]))]
+        out += [
+            f"| {_cell(library_title(lib, rules))} | {n} |"
+            for lib, n in sorted(m.converted_by_library.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
     out += _files_section(m)
     return "\n".join(out) + "\n"
 
@@ -55,18 +68,28 @@ def render_markdown(report: dict, metrics: Metrics, rules: RuleSet) -> str:
 def _files_section(m: Metrics) -> list[str]:
     """The files that need a hand, worst first; files that ported fully without findings are only counted."""
     attention = [f for f in m.files if f.references != f.ported_automatically or any(f.findings_by_severity.values())]
-    attention.sort(key=lambda f: (f.ported_automatically - f.references, -f.findings_by_severity["error"],
-                                  -sum(f.findings_by_severity.values()), f.path))
+    attention.sort(
+        key=lambda f: (
+            f.ported_automatically - f.references,
+            -f.findings_by_severity["error"],
+            -sum(f.findings_by_severity.values()),
+            f.path,
+        )
+    )
     clean = len(m.files) - len(attention)
     out = ["", f"<details><summary>Files that need a hand ({len(attention)} of {len(m.files)})</summary>", ""]
     if attention:
-        out += ["| file | refs | ported | auto | launches | errors | warnings | info | effort |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        out += [
+            "| file | refs | ported | auto | launches | errors | warnings | info | effort |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
         for f in attention[:TOP_FILES]:
             s = f.findings_by_severity
-            out.append(f"| `{_cell(f.path)}` | {f.references} | {f.ported_automatically} | "
-                       f"{format_percent(f.percent)} | {f.launches} | {s['error']} | {s['warning']} | {s['info']} | "
-                       f"{f.effort or '-'} |")
+            out.append(
+                f"| `{_cell(f.path)}` | {f.references} | {f.ported_automatically} | "
+                f"{format_percent(f.percent)} | {f.launches} | {s['error']} | {s['warning']} | {s['info']} | "
+                f"{f.effort or '-'} |"
+            )
         if len(attention) > TOP_FILES:
             out += ["", f"… and {len(attention) - TOP_FILES} more."]
         out.append("")

@@ -11,6 +11,7 @@ name. It does not when HIP has no equivalent (HP101), no rule knows the name
 than the target or was removed from it (HP201, HP203; these were renamed, so
 they are part of `converted` too).
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -196,18 +197,21 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         # the unmapped table is the data: its HP102 findings may have been suppressed
         for name, count in entry.get("unmapped", {}).items():
             _row(rows, UNMAPPED_CODE, name, None).count += count
-        file_metrics.append(FileMetrics(
-            path=entry["path"],
-            converted=sum(entry.get("converted", {}).values()),
-            converted_by_library=dict(sorted(entry.get("converted", {}).items())),
-            unmapped=sum(entry.get("unmapped", {}).values()),
-            unsupported=sum(counted[c] for c in UNSUPPORTED_CODES),
-            target_lacks=sum(counted[c] for c in TARGET_LACKS_CODES),
-            launches=entry.get("launches", 0),
-            findings_by_severity=dict(file_severity),
-            effort=next((c for c in EFFORT_CLASSES if c in file_efforts), None),
-            verdict=judged["verdict"], needs=judged["needs"],
-        ))
+        file_metrics.append(
+            FileMetrics(
+                path=entry["path"],
+                converted=sum(entry.get("converted", {}).values()),
+                converted_by_library=dict(sorted(entry.get("converted", {}).items())),
+                unmapped=sum(entry.get("unmapped", {}).values()),
+                unsupported=sum(counted[c] for c in UNSUPPORTED_CODES),
+                target_lacks=sum(counted[c] for c in TARGET_LACKS_CODES),
+                launches=entry.get("launches", 0),
+                findings_by_severity=dict(file_severity),
+                effort=next((c for c in EFFORT_CLASSES if c in file_efforts), None),
+                verdict=judged["verdict"],
+                needs=judged["needs"],
+            )
+        )
     kinds = sorted({k for per_kind in by_library_kind.values() for k in per_kind})
     return Metrics(
         hip_version=report.get("options", {}).get("hip_version", "?"),
@@ -217,9 +221,10 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         kinds=kinds,
         not_ported=sorted(rows.values(), key=lambda r: (-r.count, r.name, r.code)),
         findings_by_code=[_code_row(code, count, rules) for code, count in sorted(by_code.items())],
-        findings_by_library={lib: {s: c[s] for s in SEVERITIES}
-                             for lib, c in sorted(findings_by_library.items(),
-                                                  key=lambda kv: (-sum(kv[1].values()), kv[0]))},
+        findings_by_library={
+            lib: {s: c[s] for s in SEVERITIES}
+            for lib, c in sorted(findings_by_library.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+        },
         findings_by_severity=dict(by_severity),
         effort_by_class={c: effort[c] for c in EFFORT_CLASSES},
         launches=sum(f.launches for f in file_metrics),

@@ -5,6 +5,7 @@ columnKind "unicodeCodePoints" instead of SARIF's UTF-16 default. Regions are
 1-based with an exclusive end column, as in hipport's findings. The schema this
 output is tested against is vendored in schemas/ (OASIS SARIF 2.1.0, errata 01).
 """
+
 from __future__ import annotations
 
 import json
@@ -43,17 +44,21 @@ def sarif_log(report: dict, rules: RuleSet) -> dict:
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": SARIF_VERSION,
-        "runs": [{
-            "tool": {"driver": {
-                "name": "hipport",
-                "version": tool.get("version", ""),
-                "semanticVersion": tool.get("version", ""),
-                "rules": [_rule(code, rules) for code in used],
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-            "properties": {"hipVersion": report.get("options", {}).get("hip_version")},
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "hipport",
+                        "version": tool.get("version", ""),
+                        "semanticVersion": tool.get("version", ""),
+                        "rules": [_rule(code, rules) for code in used],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+                "properties": {"hipVersion": report.get("options", {}).get("hip_version")},
+            }
+        ],
     }
 
 
@@ -86,13 +91,17 @@ def _result(finding: dict, uri: str, rule_index: int) -> dict:
         result["partialFingerprints"] = {FINGERPRINT_KEY: finding["fingerprint"]}
     fix = finding.get("fix")
     if fix:
-        result["fixes"] = [{
-            "description": {"text": f"replace with {fix['replacement']} ({fix['applicability']})"},
-            "artifactChanges": [{
-                "artifactLocation": {"uri": uri},
-                "replacements": [{"deletedRegion": region, "insertedContent": {"text": fix["replacement"]}}],
-            }],
-        }]
+        result["fixes"] = [
+            {
+                "description": {"text": f"replace with {fix['replacement']} ({fix['applicability']})"},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": {"uri": uri},
+                        "replacements": [{"deletedRegion": region, "insertedContent": {"text": fix["replacement"]}}],
+                    }
+                ],
+            }
+        ]
     return result
 
 

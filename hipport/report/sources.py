@@ -1,4 +1,5 @@
 """Where the HTML report reads source lines from: the analysis in memory, or the files on disk."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,6 +2,7 @@
 
 Colour comes from click.style; click.echo drops it when stdout is not a TTY.
 """
+
 from __future__ import annotations
 
 import click
@@ -29,8 +30,11 @@ def render_text(report: dict, metrics: Metrics, rules: RuleSet) -> str:
 
 def _headline(m: Metrics) -> list[str]:
     sev = m.findings_by_severity
-    not_ported = [f"{m.unsupported} with no HIP equivalent", f"{m.unmapped} unknown to hipport",
-                  f"{m.target_lacks} needing a newer HIP"]
+    not_ported = [
+        f"{m.unsupported} with no HIP equivalent",
+        f"{m.unmapped} unknown to hipport",
+        f"{m.target_lacks} needing a newer HIP",
+    ]
     return [
         _bold(f"hipport report: {len(m.files)} file(s), target HIP {m.hip_version}"),
         f"CUDA references: {m.references}, ported automatically {m.ported_automatically} "
@@ -44,12 +48,34 @@ def _headline(m: Metrics) -> list[str]:
 
 def _files_table(m: Metrics) -> list[str]:
     header = ["file", "refs", "ported", "auto", "launches", "errors", "warnings", "info", "effort"]
-    rows = [[f.path, f.references, f.ported_automatically, format_percent(f.percent), f.launches,
-             f.findings_by_severity["error"], f.findings_by_severity["warning"], f.findings_by_severity["info"],
-             f.effort or "-"] for f in m.files]
+    rows = [
+        [
+            f.path,
+            f.references,
+            f.ported_automatically,
+            format_percent(f.percent),
+            f.launches,
+            f.findings_by_severity["error"],
+            f.findings_by_severity["warning"],
+            f.findings_by_severity["info"],
+            f.effort or "-",
+        ]
+        for f in m.files
+    ]
     sev = m.findings_by_severity
-    rows.append(["total", m.references, m.ported_automatically, format_percent(m.percent), m.launches,
-                 sev["error"], sev["warning"], sev["info"], _overall_effort(m)])
+    rows.append(
+        [
+            "total",
+            m.references,
+            m.ported_automatically,
+            format_percent(m.percent),
+            m.launches,
+            sev["error"],
+            sev["warning"],
+            sev["info"],
+            _overall_effort(m),
+        ]
+    )
     return _table(header, rows, total_row=True)
 
 
@@ -79,8 +105,14 @@ def _code_lines(m: Metrics) -> list[str]:
 def _table(header: list[str] | None, rows: list[list], indent: str = "", total_row: bool = False) -> list[str]:
     """Left-align text columns and right-align numeric ones; the last column is not padded."""
     cells = [[str(v) for v in row] for row in ([header] if header else []) + rows]
-    numeric = [all(isinstance(row[i], int) or str(row[i]).endswith("%") or row[i] == "n/a" for row in rows)
-               for i in range(len(cells[0]))] if rows else []
+    numeric = (
+        [
+            all(isinstance(row[i], int) or str(row[i]).endswith("%") or row[i] == "n/a" for row in rows)
+            for i in range(len(cells[0]))
+        ]
+        if rows
+        else []
+    )
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
     lines = []
     for index, row in enumerate(cells):

@@ -27,6 +27,7 @@ cudaEventCreate(&e, flags)). Its actions are declarative:
   writes the ROC library's name (--roc); `since`/`until`: the HIP versions the
   rule is for.
 """
+
 from __future__ import annotations
 
 import re
@@ -74,7 +75,7 @@ def template_pieces(template: str) -> list[str | re.Match[str]]:
     at = 0
     for m in PLACEHOLDER.finditer(template):
         if m.start() > at:
-            pieces.append(template[at:m.start()])
+            pieces.append(template[at : m.start()])
         pieces.append(m)
         at = m.end()
     if at < len(template):
@@ -101,8 +102,11 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
                 return "arguments", f"the text {piece!r} may only hold names, numbers, casts, operators and commas"
             continue
         if piece.group("borrowed"):
-            if entry.get("borrow_call") is None or entry.get("borrow_argument") is None or \
-                    entry.get("borrow_match") is None:
+            if (
+                entry.get("borrow_call") is None
+                or entry.get("borrow_argument") is None
+                or entry.get("borrow_match") is None
+            ):
                 return "arguments", "{borrowed} needs borrow_call, borrow_match and borrow_argument"
             continue
         if last_rest:

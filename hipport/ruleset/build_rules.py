@@ -1,4 +1,5 @@
 """Build-file rule tables (rules/buildfiles.toml), merged like the source rules."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -65,8 +66,14 @@ class BuildRules:
 
     def merge(self, data: dict, text: str, origin: str) -> None:
         for entry in data.get("build_library", []):
-            library = BuildLibrary(entry["cuda"], tuple(entry.get("targets", ())), entry.get("package"),
-                                   entry.get("hip_target"), entry.get("hip_link"), entry.get("note", ""))
+            library = BuildLibrary(
+                entry["cuda"],
+                tuple(entry.get("targets", ())),
+                entry.get("package"),
+                entry.get("hip_target"),
+                entry.get("hip_link"),
+                entry.get("note", ""),
+            )
             self.libraries[library.cuda] = library
             for target in library.targets:
                 self.targets[target] = library
@@ -75,8 +82,14 @@ class BuildRules:
         for entry in data.get("build_word", []):
             self.words[entry["cuda"]] = BuildWord(entry["cuda"], entry.get("hip"), entry.get("note", ""))
         for entry in data.get("build_flag", []):
-            flag = BuildFlag(entry["flag"], entry.get("value", "none"), entry.get("match"), entry.get("hip"),
-                             entry.get("note", ""), entry.get("nvcc_line", False))
+            flag = BuildFlag(
+                entry["flag"],
+                entry.get("value", "none"),
+                entry.get("match"),
+                entry.get("hip"),
+                entry.get("note", ""),
+                entry.get("nvcc_line", False),
+            )
             # A later file's rule for the same flag and value replaces the earlier one.
             kept = tuple(f for f in self.flags.get(flag.flag, ()) if f.match != flag.match)
             self.flags[flag.flag] = (*kept, flag)
@@ -88,16 +101,27 @@ class BuildRules:
             self.arches[entry["name"]] = OffloadArch(entry["name"], entry.get("added"), entry.get("default", False))
         lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[build_test]]"]
         for index, entry in enumerate(data.get("build_test", [])):
-            self.tests.append(BuildTest(entry["file"], entry["before"], entry["after"], origin,
-                                        lines[index] if index < len(lines) else 1,
-                                        tuple(entry.get("findings", ())), tuple(entry.get("args", ()))))
+            self.tests.append(
+                BuildTest(
+                    entry["file"],
+                    entry["before"],
+                    entry["after"],
+                    origin,
+                    lines[index] if index < len(lines) else 1,
+                    tuple(entry.get("findings", ())),
+                    tuple(entry.get("args", ())),
+                )
+            )
 
     def default_arches(self, target_hip) -> tuple[str, ...]:
         """The default GPU targets the target HIP's compiler knows."""
         from hipport.versions import parse_version
 
-        return tuple(a.name for a in self.arches.values()
-                     if a.default and (a.added is None or target_hip is None or parse_version(a.added) <= target_hip))
+        return tuple(
+            a.name
+            for a in self.arches.values()
+            if a.default and (a.added is None or target_hip is None or parse_version(a.added) <= target_hip)
+        )
 
 
 # Rule records the rule cache stores field by field (hipport/ruleset/loader.py).

@@ -9,6 +9,7 @@ shape of the code it stands for (an identifier cannot smuggle in
 placeholders (a format spec such as {name:>999999999} would allocate
 gigabytes), and no string may carry control characters (terminal escapes).
 """
+
 from __future__ import annotations
 
 import re
@@ -20,52 +21,92 @@ _QUALIFIED = rf"{_IDENT}(?:::{_IDENT})*"
 IDENTIFIER = (re.compile(_IDENT), "a C identifier")
 QUALIFIED = (re.compile(_QUALIFIED), "a C++ name (identifiers joined by ::)")
 # rocrand_device::mtgp32_engine, scrambled_sobol32_engine<false>, void*
-CXX_NAME = (re.compile(rf"{_QUALIFIED}(?:<[A-Za-z0-9_:, ]*>)?(?: ?\*)?"),
-            "a C++ name (an identifier, optionally qualified, templated or a pointer)")
+CXX_NAME = (
+    re.compile(rf"{_QUALIFIED}(?:<[A-Za-z0-9_:, ]*>)?(?: ?\*)?"),
+    "a C++ name (an identifier, optionally qualified, templated or a pointer)",
+)
 CODE = (re.compile(r"[A-Z]+[0-9]+"), "a finding code such as HP101")
 CODE_WORDS = (re.compile(r"[A-Za-z0-9_]+(?: [A-Za-z0-9_]+)*"), "identifiers or numbers separated by single spaces")
 # A lint fix is code built from words, casts and calls, with the matched text as {name}:
 # no quotes, semicolons, braces other than the placeholder's, or preprocessor lines.
-FIX = (re.compile(r"(?:[A-Za-z0-9_ <>(),.:!&|]|\{name\})+"),
-       "identifiers, numbers, spaces, <>(),.:!&| and the placeholder {name}")
+FIX = (
+    re.compile(r"(?:[A-Za-z0-9_ <>(),.:!&|]|\{name\})+"),
+    "identifiers, numbers, spaces, <>(),.:!&| and the placeholder {name}",
+)
 ARGUMENTS = (re.compile(r"[A-Za-z0-9_]+(?:, ?[A-Za-z0-9_]+)*"), "comma-separated identifiers or numbers")
 HEADER = (re.compile(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_./+-]+"), "a relative header path without '..'")
-FLAGS = (re.compile(r"(?:[A-Za-z0-9_=.,:+/{}-]+(?: [A-Za-z0-9_=.,:+/{}-]+)*)?"),
-         "compiler flags without shell characters")
+FLAGS = (
+    re.compile(r"(?:[A-Za-z0-9_=.,:+/{}-]+(?: [A-Za-z0-9_=.,:+/{}-]+)*)?"),
+    "compiler flags without shell characters",
+)
 FLAG = (re.compile(r"-[A-Za-z0-9_=.,:+/-]*"), "a compiler flag")
 PATH = (re.compile(r"/?[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*"), "a path without spaces or shell characters")
 LIBRARY = (re.compile(r"[A-Za-z0-9_.+-]+"), "a library name")
 
 # (kind, field) -> format; "" as kind is a top-level key. A list field's format applies to each element.
 FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
-    **{(kind, "cuda"): IDENTIFIER for kind in ("rename", "unsupported", "namespace", "wrap_argument", "name_lint",
-                                               "rewrite", "build_word", "build_package", "argument_rewrite",
-                                               "macro")},
-    ("argument_rewrite", "hip"): IDENTIFIER, ("argument_rewrite", "code"): CODE,
+    **{
+        (kind, "cuda"): IDENTIFIER
+        for kind in (
+            "rename",
+            "unsupported",
+            "namespace",
+            "wrap_argument",
+            "name_lint",
+            "rewrite",
+            "build_word",
+            "build_package",
+            "argument_rewrite",
+            "macro",
+        )
+    },
+    ("argument_rewrite", "hip"): IDENTIFIER,
+    ("argument_rewrite", "code"): CODE,
     ("argument_rewrite", "borrow_call"): IDENTIFIER,
-    ("member_accessor", "receiver"): IDENTIFIER, ("member_accessor", "member"): IDENTIFIER,
-    ("member_accessor", "read"): IDENTIFIER, ("member_accessor", "code"): CODE,
-    ("macro", "hip"): IDENTIFIER, ("macro", "header"): HEADER,
-    ("rename", "hip"): CXX_NAME, ("rename", "roc"): CXX_NAME, ("unsupported", "roc"): CXX_NAME,
+    ("member_accessor", "receiver"): IDENTIFIER,
+    ("member_accessor", "member"): IDENTIFIER,
+    ("member_accessor", "read"): IDENTIFIER,
+    ("member_accessor", "code"): CODE,
+    ("macro", "hip"): IDENTIFIER,
+    ("macro", "header"): HEADER,
+    ("rename", "hip"): CXX_NAME,
+    ("rename", "roc"): CXX_NAME,
+    ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): IDENTIFIER,
-    ("name_lint", "code"): CODE, ("code", "code"): CODE, ("lint", "code"): CODE,
+    ("name_lint", "code"): CODE,
+    ("code", "code"): CODE,
+    ("lint", "code"): CODE,
     **{("header", field): HEADER for field in ("hip", "roc", "hip_flat", "roc_flat", "older")},
-    ("library_need", "include"): HEADER, ("library_need", "package"): LIBRARY,
-    ("rewrite", "hip"): IDENTIFIER, ("rewrite", "older"): IDENTIFIER, ("rewrite", "enable_define"): IDENTIFIER,
+    ("library_need", "include"): HEADER,
+    ("library_need", "package"): LIBRARY,
+    ("rewrite", "hip"): IDENTIFIER,
+    ("rewrite", "older"): IDENTIFIER,
+    ("rewrite", "enable_define"): IDENTIFIER,
     ("rewrite", "older_arguments"): ARGUMENTS,
-    ("lint", "names"): IDENTIFIER, ("lint", "receivers"): IDENTIFIER, ("lint", "hip"): IDENTIFIER,
-    ("lint", "fix"): FIX, ("lint", "types"): CODE_WORDS,
-    ("build_word", "hip"): IDENTIFIER, ("build_package", "hip"): IDENTIFIER,
-    ("build_library", "cuda"): LIBRARY, ("build_library", "package"): IDENTIFIER,
-    ("build_library", "hip_link"): LIBRARY, ("build_library", "hip_target"): QUALIFIED,
+    ("lint", "names"): IDENTIFIER,
+    ("lint", "receivers"): IDENTIFIER,
+    ("lint", "hip"): IDENTIFIER,
+    ("lint", "fix"): FIX,
+    ("lint", "types"): CODE_WORDS,
+    ("build_word", "hip"): IDENTIFIER,
+    ("build_package", "hip"): IDENTIFIER,
+    ("build_library", "cuda"): LIBRARY,
+    ("build_library", "package"): IDENTIFIER,
+    ("build_library", "hip_link"): LIBRARY,
+    ("build_library", "hip_target"): QUALIFIED,
     ("build_library", "targets"): QUALIFIED,
-    ("build_flag", "flag"): FLAG, ("build_flag", "hip"): FLAGS,
-    ("build_path", "cuda"): PATH, ("build_path", "hip"): PATH,
+    ("build_flag", "flag"): FLAG,
+    ("build_flag", "hip"): FLAGS,
+    ("build_path", "cuda"): PATH,
+    ("build_path", "hip"): PATH,
     ("offload_arch", "name"): IDENTIFIER,
-    ("", "markers"): IDENTIFIER, ("", "typedef_names"): IDENTIFIER,
-    ("", "runtime_libraries"): IDENTIFIER, ("", "cuda_root_variables"): IDENTIFIER,
-    ("", "runtime_include"): HEADER, ("", "runtime_api_include"): HEADER,
+    ("", "markers"): IDENTIFIER,
+    ("", "typedef_names"): IDENTIFIER,
+    ("", "runtime_libraries"): IDENTIFIER,
+    ("", "cuda_root_variables"): IDENTIFIER,
+    ("", "runtime_include"): HEADER,
+    ("", "runtime_api_include"): HEADER,
 }
 
 # (kind, field) -> the placeholders its str.format template may use

@@ -6,6 +6,7 @@ scanner found (identifiers and integer literals), so a lint never adds a walk
 over the whole tree. A `[[rewrite]]` rewrites a call for targets older than the
 HIP release that introduced it (the warp `*_sync` intrinsics).
 """
+
 from __future__ import annotations
 
 import re
@@ -63,8 +64,19 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 # as a suggestion), added (report only for targets older than this HIP), hip (the
 # HIP spelling, which becomes the fix from `added` on), once (first hit per file),
 # severity (overrides the code's), library.
-NAME_TRIGGERED = {"call-argument", "call-result-type", "call-on-call", "asm", "name", "template-type",
-                  "macro-test", "member", "coordinate-member", "coordinate-struct", "handle-arithmetic"}
+NAME_TRIGGERED = {
+    "call-argument",
+    "call-result-type",
+    "call-on-call",
+    "asm",
+    "name",
+    "template-type",
+    "macro-test",
+    "member",
+    "coordinate-member",
+    "coordinate-struct",
+    "handle-arithmetic",
+}
 LITERAL_TRIGGERED = {"binary-operand", "loop-bound", "shared-array"}
 # Kinds about a function or macro by name: silent where the file defines that name itself
 # (a compatibility shim that defines __shfl_sync, or its own __CUDA_ARCH__).
@@ -142,7 +154,6 @@ class LintIndex:
         return hit
 
 
-
 def int_value(text: str | bytes) -> int | None:
     """The value of a C integer literal (0x1F, 32u, 1'000), or None."""
     if isinstance(text, bytes):
@@ -177,7 +188,7 @@ def literal_regex(values: set[int]) -> re.Pattern[bytes] | None:
 
 def literal_start_ok(source: bytes, start: int) -> bool:
     """A literal_regex match at start is a whole token, not the tail of x32 or 1.32."""
-    before = source[start - 1:start]
+    before = source[start - 1 : start]
     return not before or not (before.isalnum() or before in b"_.'")
 
 
@@ -236,24 +247,53 @@ def _validated_int(text: str) -> int:
 def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
     operators = tuple((op, _validated_int(value)) for op, value in (o.split() for o in entry.get("operators", [])))
     return StructuralLint(
-        index=index, code=entry["code"], match=entry["match"], message=entry["message"], origin=origin,
-        names=tuple(entry.get("names", ())), pattern=entry.get("pattern"),
-        literals=tuple(_validated_int(v) for v in entry.get("literals", ())), operators=operators,
-        argument=entry.get("argument", 0), operand=entry.get("operand"), calls=entry.get("calls"),
-        position=entry.get("position"), subscript=entry.get("subscript"),
-        types=tuple(" ".join(t.split()) for t in entry.get("types", ())), text=entry.get("text"),
-        receivers=tuple(entry.get("receivers", ())), device_code=entry.get("device_code", False),
-        added=entry.get("added"), hip=entry.get("hip"), fix=entry.get("fix"),
-        fix_safe=entry.get("fix_safe", False), severity=entry.get("severity"), once=entry.get("once", False),
+        index=index,
+        code=entry["code"],
+        match=entry["match"],
+        message=entry["message"],
+        origin=origin,
+        names=tuple(entry.get("names", ())),
+        pattern=entry.get("pattern"),
+        literals=tuple(_validated_int(v) for v in entry.get("literals", ())),
+        operators=operators,
+        argument=entry.get("argument", 0),
+        operand=entry.get("operand"),
+        calls=entry.get("calls"),
+        position=entry.get("position"),
+        subscript=entry.get("subscript"),
+        types=tuple(" ".join(t.split()) for t in entry.get("types", ())),
+        text=entry.get("text"),
+        receivers=tuple(entry.get("receivers", ())),
+        device_code=entry.get("device_code", False),
+        added=entry.get("added"),
+        hip=entry.get("hip"),
+        fix=entry.get("fix"),
+        fix_safe=entry.get("fix_safe", False),
+        severity=entry.get("severity"),
+        once=entry.get("once", False),
         library=entry.get("library"),
     )
 
 
 def make_rewrite(entry: dict, origin: object) -> RewriteRule:
-    keys = ("older", "drop_argument", "older_arguments", "min_arguments", "mask_argument", "enable_define",
-            "default_since", "library")
-    return RewriteRule(cuda=entry["cuda"], hip=entry["hip"], since=entry["since"], message=entry["message"],
-                       origin=origin, **{k: entry[k] for k in keys if k in entry})
+    keys = (
+        "older",
+        "drop_argument",
+        "older_arguments",
+        "min_arguments",
+        "mask_argument",
+        "enable_define",
+        "default_since",
+        "library",
+    )
+    return RewriteRule(
+        cuda=entry["cuda"],
+        hip=entry["hip"],
+        since=entry["since"],
+        message=entry["message"],
+        origin=origin,
+        **{k: entry[k] for k in keys if k in entry},
+    )
 
 
 def build_index(lints: list[StructuralLint]) -> LintIndex:
@@ -276,7 +316,8 @@ def build_index(lints: list[StructuralLint]) -> LintIndex:
         rules=tuple(lints),
         by_name={k: tuple(v) for k, v in by_name.items()},
         by_literal={k: tuple(v) for k, v in by_literal.items()},
-        patterns=tuple(patterns), launch=tuple(launch),
+        patterns=tuple(patterns),
+        launch=tuple(launch),
         literal_re=literal_regex(set(by_literal)),
         name_re=re.compile("|".join(f"(?:{regex.pattern})" for regex, _ in patterns) or r"(?!)"),
     )

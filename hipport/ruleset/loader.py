@@ -4,6 +4,7 @@ Order of precedence, lowest first: rules/generated/*.toml (from the reference
 CSVs), rules/*.toml (hand-written), then user files given with --rules. A later
 rule for the same CUDA name replaces an earlier one.
 """
+
 from __future__ import annotations
 
 import functools
@@ -17,8 +18,18 @@ from pathlib import Path
 from hipport.identity import code_identity
 from hipport.cache_files import RestrictedUnpickler, allowed_globals, open_private
 from hipport.ruleset.model import (
-    CodeInfo, HeaderRule, LibraryNeed, LintRule, MacroRule, MemberAccessor, NameRule, NamespaceRule, Origin, RuleSet,
-    RuleTest, WrapRule,
+    CodeInfo,
+    HeaderRule,
+    LibraryNeed,
+    LintRule,
+    MacroRule,
+    MemberAccessor,
+    NameRule,
+    NamespaceRule,
+    Origin,
+    RuleSet,
+    RuleTest,
+    WrapRule,
 )
 from hipport.ruleset.argrules import ArgumentRule, make_argument_rule
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint, make_lint, make_rewrite
@@ -109,8 +120,22 @@ def _store(cache_file: Path, ruleset: RuleSet) -> None:
 # on this project's 2-core machine, most of a single-file run's rule loading.
 # Storing each record as (class, field values) and setting the slots through
 # their descriptors loads the same objects in about a third of the time.
-_RECORDS = (NameRule, HeaderRule, NamespaceRule, WrapRule, LintRule, CodeInfo, RuleTest, Origin, LibraryNeed, MacroRule,
-            RewriteRule, StructuralLint, ArgumentRule, MemberAccessor)
+_RECORDS = (
+    NameRule,
+    HeaderRule,
+    NamespaceRule,
+    WrapRule,
+    LintRule,
+    CodeInfo,
+    RuleTest,
+    Origin,
+    LibraryNeed,
+    MacroRule,
+    RewriteRule,
+    StructuralLint,
+    ArgumentRule,
+    MemberAccessor,
+)
 _SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 
 
@@ -148,8 +173,9 @@ class _CachePickler(pickle.Pickler):
             return _record, (cls, tuple(getattr(obj, name) for name in cls.__slots__))
         if cls is RuleSet:
             state = obj.__getstate__()
-            state["names"] = {name: tuple(getattr(rule, slot) for slot in NameRule.__slots__)
-                              for name, rule in state["names"].items()}
+            state["names"] = {
+                name: tuple(getattr(rule, slot) for slot in NameRule.__slots__) for name, rule in state["names"].items()
+            }
             _build_globals()  # the build records are records too
             packed = io.BytesIO()
             _CachePickler(packed, protocol=pickle.HIGHEST_PROTOCOL).dump(state.pop("build"))
@@ -300,28 +326,50 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
     for entry in data.get("rename", []):
         extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
         ruleset.names[entry["cuda"]] = NameRule(
-            cuda=entry["cuda"], hip=entry["hip"], library=entry.get("library", library),
-            kind=entry.get("kind", "name"), section=entry.get("section", ""), origin=origin, **extra,
+            cuda=entry["cuda"],
+            hip=entry["hip"],
+            library=entry.get("library", library),
+            kind=entry.get("kind", "name"),
+            section=entry.get("section", ""),
+            origin=origin,
+            **extra,
         )
     for entry in data.get("unsupported", []):
         extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
         ruleset.names[entry["cuda"]] = NameRule(
-            cuda=entry["cuda"], hip=None, library=entry.get("library", library),
-            kind=entry.get("kind", "name"), section=entry.get("section", ""), origin=origin, **extra,
+            cuda=entry["cuda"],
+            hip=None,
+            library=entry.get("library", library),
+            kind=entry.get("kind", "name"),
+            section=entry.get("section", ""),
+            origin=origin,
+            **extra,
         )
     for entry in data.get("header", []):
         ruleset.headers[entry["cuda"]] = HeaderRule(
-            cuda=entry["cuda"], hip=entry.get("hip") or None, drop=entry.get("drop", False),
-            library=entry.get("library", library), origin=origin, roc=entry.get("roc"),
-            role=entry.get("role", "include"), hip_flat=entry.get("hip_flat"),
-            roc_flat=entry.get("roc_flat"), dir_added=entry.get("dir_added"),
-            flat_removed=entry.get("flat_removed"), added=entry.get("added"),
-            older=entry.get("older"), note=entry.get("note"),
+            cuda=entry["cuda"],
+            hip=entry.get("hip") or None,
+            drop=entry.get("drop", False),
+            library=entry.get("library", library),
+            origin=origin,
+            roc=entry.get("roc"),
+            role=entry.get("role", "include"),
+            hip_flat=entry.get("hip_flat"),
+            roc_flat=entry.get("roc_flat"),
+            dir_added=entry.get("dir_added"),
+            flat_removed=entry.get("flat_removed"),
+            added=entry.get("added"),
+            older=entry.get("older"),
+            note=entry.get("note"),
         )
     for entry in data.get("macro", []):
         ruleset.macros[entry["cuda"]] = MacroRule(
-            cuda=entry["cuda"], hip=entry.get("hip"), origin=origin, header=entry.get("header"),
-            added=entry.get("added"), note=entry.get("note"),
+            cuda=entry["cuda"],
+            hip=entry.get("hip"),
+            origin=origin,
+            header=entry.get("header"),
+            added=entry.get("added"),
+            note=entry.get("note"),
         )
     for entry in data.get("namespace", []):
         ruleset.namespaces[entry["cuda"]] = NamespaceRule(
@@ -340,7 +388,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
     _merge_argument_rules(ruleset, data.get("argument_rewrite", []), origin)
     for entry in data.get("member_accessor", []):
         ruleset.member_accessors[(entry["receiver"], entry["member"])] = MemberAccessor(
-            entry["receiver"], entry["member"], entry["read"], entry["code"], entry["message"], origin)
+            entry["receiver"], entry["member"], entry["read"], entry["code"], entry["message"], origin
+        )
     for entry in data.get("lint", []):
         ruleset.structural_lints.append(make_lint(len(ruleset.structural_lints), entry, origin))
     for entry in data.get("library_title", []):
@@ -367,10 +416,16 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
     test_lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[test]]"]
     for index, entry in enumerate(data.get("test", [])):
         line = test_lines[index] if index < len(test_lines) else 1
-        ruleset.tests.append(RuleTest(
-            entry["before"], entry["after"], origin, line,
-            tuple(entry.get("findings", ())), tuple(entry.get("args", ())),
-        ))
+        ruleset.tests.append(
+            RuleTest(
+                entry["before"],
+                entry["after"],
+                origin,
+                line,
+                tuple(entry.get("findings", ())),
+                tuple(entry.get("args", ())),
+            )
+        )
 
 
 def _merge_argument_rules(ruleset: RuleSet, entries: list[dict], origin: Origin) -> None:

@@ -1,4 +1,5 @@
 """The rule set the engine consults: plain lookup tables built from rule files."""
+
 from __future__ import annotations
 
 import re
@@ -189,8 +190,19 @@ class RuleSet:
         # csrilu02Info_t keeps its name in HIP but not in rocSPARSE, so --roc needs it scanned too.
         ported = {n for n, r in self.names.items() if r.hip != n or n.startswith("__") or (r.roc and r.roc != n)}
         self.lint_index = build_index(self.structural_lints)
-        self.vocabulary = frozenset({*ported, *self.namespaces, *self.macros, *self.wraps, *self.lints,
-                                     *self.markers, *self.rewrites, *self.arguments, *self.lint_index.by_name})
+        self.vocabulary = frozenset(
+            {
+                *ported,
+                *self.namespaces,
+                *self.macros,
+                *self.wraps,
+                *self.lints,
+                *self.markers,
+                *self.rewrites,
+                *self.arguments,
+                *self.lint_index.by_name,
+            }
+        )
         self.unmapped_re = self._compile_unmapped()
         self.roc_type_libraries = frozenset(r.library for r in self.names.values() if r.roc_in)
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
@@ -199,8 +211,11 @@ class RuleSet:
         return self
 
     def is_interesting(self, name: str) -> bool:
-        return name in self.vocabulary or self.unmapped_re.match(name) is not None or \
-            self.lint_index.name_re.match(name) is not None
+        return (
+            name in self.vocabulary
+            or self.unmapped_re.match(name) is not None
+            or self.lint_index.name_re.match(name) is not None
+        )
 
     def __getattr__(self, name: str):
         # From the rule cache the build-file tables come packed, and are unpacked when first used

@@ -3,6 +3,7 @@
 Rule files are TOML. Each top-level array is one rule kind; each element is a
 table whose fields are checked here. See rules/README.md for the prose version.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,14 @@ from hipport.ruleset.field_formats import field_problem
 STR, BOOL, INT, STR_LIST = "string", "boolean", "integer", "list of strings"
 
 _VERSION_FIELDS = {
-    "added": STR, "deprecated": STR, "changed": STR, "removed": STR, "experimental": STR,
-    "cuda_added": STR, "cuda_deprecated": STR, "cuda_removed": STR,
+    "added": STR,
+    "deprecated": STR,
+    "changed": STR,
+    "removed": STR,
+    "experimental": STR,
+    "cuda_added": STR,
+    "cuda_deprecated": STR,
+    "cuda_removed": STR,
 }
 
 # ROCm versions of a header's move from the flat include path (hipblas.h) to
@@ -26,19 +33,38 @@ _HEADER_VERSION_FIELDS = ("dir_added", "flat_removed")
 KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "rename": (
         {"cuda": STR, "hip": STR},
-        {"kind": STR, "section": STR, "roc": STR, "roc_in": STR, "library": STR, "note": STR, "replacement": STR,
-         **_VERSION_FIELDS},
+        {
+            "kind": STR,
+            "section": STR,
+            "roc": STR,
+            "roc_in": STR,
+            "library": STR,
+            "note": STR,
+            "replacement": STR,
+            **_VERSION_FIELDS,
+        },
     ),
     "unsupported": (
         {"cuda": STR},
-        {"kind": STR, "section": STR, "library": STR, "note": STR, "replacement": STR, "roc": STR,
-         **_VERSION_FIELDS},
+        {"kind": STR, "section": STR, "library": STR, "note": STR, "replacement": STR, "roc": STR, **_VERSION_FIELDS},
     ),
     "header": (
         {"cuda": STR},
-        {"hip": STR, "drop": BOOL, "unsupported": BOOL, "library": STR, "roc": STR, "role": STR,
-         "hip_flat": STR, "roc_flat": STR, "dir_added": STR, "flat_removed": STR, "note": STR,
-         "added": STR, "older": STR},
+        {
+            "hip": STR,
+            "drop": BOOL,
+            "unsupported": BOOL,
+            "library": STR,
+            "roc": STR,
+            "role": STR,
+            "hip_flat": STR,
+            "roc_flat": STR,
+            "dir_added": STR,
+            "flat_removed": STR,
+            "note": STR,
+            "added": STR,
+            "older": STR,
+        },
     ),
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
     "macro": ({"cuda": STR}, {"hip": STR, "header": STR, "added": STR, "note": STR}),
@@ -57,28 +83,74 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     # version-gated call rewrites and structural lints (hipport/ruleset/lintrules.py)
     "rewrite": (
         {"cuda": STR, "hip": STR, "since": STR, "message": STR},
-        {"older": STR, "drop_argument": INT, "older_arguments": STR, "min_arguments": INT, "mask_argument": INT,
-         "enable_define": STR, "default_since": STR, "library": STR, "note": STR},
+        {
+            "older": STR,
+            "drop_argument": INT,
+            "older_arguments": STR,
+            "min_arguments": INT,
+            "mask_argument": INT,
+            "enable_define": STR,
+            "default_since": STR,
+            "library": STR,
+            "note": STR,
+        },
     ),
     "lint": (
         {"code": STR, "match": STR, "message": STR},
-        {"names": STR_LIST, "pattern": STR, "literals": STR_LIST, "operators": STR_LIST, "argument": INT,
-         "operand": STR, "calls": STR, "position": STR, "subscript": STR, "types": STR_LIST, "text": STR,
-         "receivers": STR_LIST, "device_code": BOOL, "added": STR, "hip": STR, "fix": STR, "fix_safe": BOOL,
-         "severity": STR, "once": BOOL, "library": STR, "note": STR},
+        {
+            "names": STR_LIST,
+            "pattern": STR,
+            "literals": STR_LIST,
+            "operators": STR_LIST,
+            "argument": INT,
+            "operand": STR,
+            "calls": STR,
+            "position": STR,
+            "subscript": STR,
+            "types": STR_LIST,
+            "text": STR,
+            "receivers": STR_LIST,
+            "device_code": BOOL,
+            "added": STR,
+            "hip": STR,
+            "fix": STR,
+            "fix_safe": BOOL,
+            "severity": STR,
+            "once": BOOL,
+            "library": STR,
+            "note": STR,
+        },
     ),
     # calls whose HIP counterpart takes other arguments (rules/arguments.toml, hipport/ruleset/argrules.py)
     "argument_rewrite": (
         {"cuda": STR},
-        {"count": INT, "min_count": INT, "target": STR, "hip": STR, "arguments": STR, "code": STR, "message": STR,
-         "silent_values": STR_LIST, "keep_name": BOOL, "report": BOOL, "borrow_call": STR, "borrow_match": INT,
-         "borrow_argument": INT, "since": STR, "until": STR, "library": STR, "note": STR},
+        {
+            "count": INT,
+            "min_count": INT,
+            "target": STR,
+            "hip": STR,
+            "arguments": STR,
+            "code": STR,
+            "message": STR,
+            "silent_values": STR_LIST,
+            "keep_name": BOOL,
+            "report": BOOL,
+            "borrow_call": STR,
+            "borrow_match": INT,
+            "borrow_argument": INT,
+            "since": STR,
+            "until": STR,
+            "library": STR,
+            "note": STR,
+        },
     ),
     # a member whose type differs in HIP, read through an accessor (rules/fp16.toml, hipport/engine/members.py)
     "member_accessor": ({"receiver": STR, "member": STR, "read": STR, "code": STR, "message": STR}, {"note": STR}),
     # build files (rules/buildfiles.toml, read by hipport/buildfiles)
-    "build_library": ({"cuda": STR}, {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR,
-                                      "note": STR}),
+    "build_library": (
+        {"cuda": STR},
+        {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR, "note": STR},
+    ),
     "build_package": ({"cuda": STR}, {"hip": STR, "note": STR}),
     "build_word": ({"cuda": STR}, {"hip": STR, "note": STR}),
     "build_flag": ({"flag": STR}, {"value": STR, "match": STR, "hip": STR, "note": STR, "nvcc_line": BOOL}),
@@ -89,8 +161,14 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 
 # Top-level scalars and lists that are not arrays of rules.
 TOP_LEVEL = {
-    "schema": INT, "library": STR, "runtime_include": STR, "runtime_api_include": STR,
-    "markers": STR_LIST, "runtime_libraries": STR_LIST, "patterns": STR_LIST, "typedef_names": STR_LIST,
+    "schema": INT,
+    "library": STR,
+    "runtime_include": STR,
+    "runtime_api_include": STR,
+    "markers": STR_LIST,
+    "runtime_libraries": STR_LIST,
+    "patterns": STR_LIST,
+    "typedef_names": STR_LIST,
     "cuda_root_variables": STR_LIST,
 }
 
@@ -239,9 +317,19 @@ def validate(data: dict, text: str, path: str) -> None:
 
 
 # Kinds whose rules are looked up by one field: two in one file would silently shadow each other.
-_KEYED = {"rename": "cuda", "unsupported": "cuda", "header": "cuda", "namespace": "cuda", "wrap_argument": "cuda",
-          "symbol_lookup": "call", "macro": "cuda", "name_lint": "cuda", "rewrite": "cuda", "code": "code",
-          "library_title": "library"}
+_KEYED = {
+    "rename": "cuda",
+    "unsupported": "cuda",
+    "header": "cuda",
+    "namespace": "cuda",
+    "wrap_argument": "cuda",
+    "symbol_lookup": "call",
+    "macro": "cuda",
+    "name_lint": "cuda",
+    "rewrite": "cuda",
+    "code": "code",
+    "library_title": "library",
+}
 
 
 def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
@@ -252,9 +340,12 @@ def _check_duplicates(data: dict, where: _Locator, path: str) -> None:
             key = (table, entry[field])
             if key in seen:
                 first_kind, first_index = seen[key]
-                raise RuleFileError(path, where.entry_line(kind, index),
-                                    f"duplicate {kind} rule for '{entry[field]}' (first at line "
-                                    f"{where.entry_line(first_kind, first_index)})")
+                raise RuleFileError(
+                    path,
+                    where.entry_line(kind, index),
+                    f"duplicate {kind} rule for '{entry[field]}' (first at line "
+                    f"{where.entry_line(first_kind, first_index)})",
+                )
             seen[key] = (kind, index)
 
 
@@ -262,12 +353,21 @@ def _check_argument_duplicates(data: dict, where: _Locator, path: str) -> None:
     """Two argument rewrites for one call shape in one file would silently shadow each other."""
     seen: dict[tuple, int] = {}
     for index, entry in enumerate(data.get("argument_rewrite", [])):
-        key = (entry["cuda"], entry.get("count"), entry.get("min_count", 0), entry.get("target", "hip"),
-               entry.get("since"), entry.get("until"))
+        key = (
+            entry["cuda"],
+            entry.get("count"),
+            entry.get("min_count", 0),
+            entry.get("target", "hip"),
+            entry.get("since"),
+            entry.get("until"),
+        )
         if key in seen:
-            raise RuleFileError(path, where.entry_line("argument_rewrite", index),
-                                f"duplicate argument_rewrite rule for '{entry['cuda']}' with the same count, target "
-                                f"and versions (first at line {where.entry_line('argument_rewrite', seen[key])})")
+            raise RuleFileError(
+                path,
+                where.entry_line("argument_rewrite", index),
+                f"duplicate argument_rewrite rule for '{entry['cuda']}' with the same count, target "
+                f"and versions (first at line {where.entry_line('argument_rewrite', seen[key])})",
+            )
         seen[key] = index
 
 
@@ -280,7 +380,8 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         if expected is None:
             allowed = ", ".join([*required, *optional])
             raise RuleFileError(
-                path, where.field_line(kind, index, field),
+                path,
+                where.field_line(kind, index, field),
                 f"unknown field '{field}' in {kind} rule (allowed: {allowed})",
             )
         if not _type_ok(value, expected):
@@ -293,15 +394,17 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
             raise RuleFileError(path, where.entry_line(kind, index), f"{kind} rule is missing required field '{field}'")
     severity = entry.get("severity")
     if severity is not None and severity not in SEVERITIES:
-        raise RuleFileError(path, where.field_line(kind, index, "severity"),
-                            f"severity must be one of {', '.join(sorted(SEVERITIES))}")
+        raise RuleFileError(
+            path, where.field_line(kind, index, "severity"), f"severity must be one of {', '.join(sorted(SEVERITIES))}"
+        )
     for field in (*_VERSION_FIELDS, *_HEADER_VERSION_FIELDS):
         value = entry.get(field)
         if value is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", value):
             raise RuleFileError(path, where.field_line(kind, index, field), f"'{field}' is not a version: {value!r}")
     if kind == "build_flag" and entry.get("value", "none") not in BUILD_FLAG_VALUES:
-        raise RuleFileError(path, where.field_line(kind, index, "value"),
-                            f"value must be one of {', '.join(BUILD_FLAG_VALUES)}")
+        raise RuleFileError(
+            path, where.field_line(kind, index, "value"), f"value must be one of {', '.join(BUILD_FLAG_VALUES)}"
+        )
     if kind == "argument_rewrite":
         from hipport.ruleset.argrules import validate_argument_rule
 
@@ -319,17 +422,24 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
             raise RuleFileError(path, where.field_line(kind, index, field_and_problem[0]), field_and_problem[1])
     if kind == "header":
         if "older" in entry and "added" not in entry:
-            raise RuleFileError(path, where.field_line(kind, index, "older"),
-                                "'older' needs 'added', the first HIP with the 'hip' path")
+            raise RuleFileError(
+                path, where.field_line(kind, index, "older"), "'older' needs 'added', the first HIP with the 'hip' path"
+            )
         if "dir_added" in entry and "hip_flat" not in entry:
-            raise RuleFileError(path, where.field_line(kind, index, "dir_added"),
-                                "'dir_added' needs 'hip_flat', the path older versions use")
+            raise RuleFileError(
+                path,
+                where.field_line(kind, index, "dir_added"),
+                "'dir_added' needs 'hip_flat', the path older versions use",
+            )
     if entry.get("roc_in", "host") != "host":
-        raise RuleFileError(path, where.field_line(kind, index, "roc_in"), "roc_in must be \"host\"")
+        raise RuleFileError(path, where.field_line(kind, index, "roc_in"), 'roc_in must be "host"')
     column = entry.get("target_column")
     if column is not None and column not in TARGET_COLUMNS:
-        raise RuleFileError(path, where.field_line(kind, index, "target_column"),
-                            f"target_column must be one of {', '.join(TARGET_COLUMNS)}")
+        raise RuleFileError(
+            path,
+            where.field_line(kind, index, "target_column"),
+            f"target_column must be one of {', '.join(TARGET_COLUMNS)}",
+        )
 
 
 def relpath(path: Path) -> str:

@@ -8,6 +8,7 @@ here, in the copy the run step builds, the runtime's gaps are bridged:
 - `__align__(n)` (CUDA's attribute, kept by HIP) becomes alignas(n).
 Headers of HIP libraries the runtime does not have make a program NO-RUNTIME.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,8 @@ from dataclasses import dataclass, field
 _DYNAMIC_SHARED = re.compile(
     rb"\bextern\s+__shared__\s+(?:__align__\s*\((?:[^()]|\([^()]*\))*\)\s*)?"
     rb"(?P<type>(?:const\s+|volatile\s+|unsigned\s+|signed\s+|long\s+|short\s+)*[A-Za-z_][\w:]*)\s+"
-    rb"(?:__align__\s*\((?:[^()]|\([^()]*\))*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;")
+    rb"(?:__align__\s*\((?:[^()]|\([^()]*\))*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;"
+)
 _ALIGN = re.compile(rb"\b__align__\s*\(")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
 # Headers of HIP and ROCm libraries: hipBLAS, hipRAND, hipCUB, rocPRIM, ... (hip/ is the runtime's own).
@@ -38,8 +40,11 @@ def bridge_source(source: bytes, rules, options, available: frozenset[str]) -> B
     from hipport.engine.port import port_source
 
     changes = []
-    missing = [h.decode() for h in _INCLUDE.findall(source)
-               if _LIBRARY_HEADER.match(h.decode()) and h.decode() not in available]
+    missing = [
+        h.decode()
+        for h in _INCLUDE.findall(source)
+        if _LIBRARY_HEADER.match(h.decode()) and h.decode() not in available
+    ]
     if b"<<<" in source:
         # Only the launch rewrite's own edits: whatever else a port of this file would still
         # change (a name left for a newer HIP) stays as convert wrote it.

@@ -5,6 +5,7 @@ a number on both sides matches when |a - b| <= max(abs_tol, rel_tol * max(|a|, |
 any other token must be equal. Timings differ from run to run by nature: the
 reference command should print none, or the user filters them out.
 """
+
 from __future__ import annotations
 
 import math

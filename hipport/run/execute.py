@@ -5,6 +5,7 @@ reference). FAIL: did not build, exited non-zero, timed out or disagreed.
 NO-RUNTIME: it needs a HIP library the CPU runtime does not have.
 The port itself is never touched: everything happens in a temporary copy.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,14 @@ class RunResult:
     bridged: list[str] = field(default_factory=list)
 
 
-def run_tree(root: Path, toolchain: Toolchain, rules, options, settings: RunSettings,
-             on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
+def run_tree(
+    root: Path,
+    toolchain: Toolchain,
+    rules,
+    options,
+    settings: RunSettings,
+    on_result: Callable[[RunResult], None] | None = None,
+) -> list[RunResult]:
     """Build and run every program under root (a ported file or tree); results in program order."""
     programs = find_programs(root)
     if not programs:
@@ -82,8 +89,9 @@ def _scratch() -> Iterator[Path]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _bridged_copy(root: Path, copy: Path, rules, options,
-                  available: frozenset[str]) -> tuple[dict[Path, list[str]], dict[Path, list[str]]]:
+def _bridged_copy(
+    root: Path, copy: Path, rules, options, available: frozenset[str]
+) -> tuple[dict[Path, list[str]], dict[Path, list[str]]]:
     """Copy root to copy with every source bridged; what changed and what is missing, per file."""
     if root.is_file():
         copy.mkdir(parents=True)
@@ -105,8 +113,17 @@ def _bridged_copy(root: Path, copy: Path, rules, options,
     return notes, missing
 
 
-def _run_one(program: Program, root: Path, copy: Path, scratch: Path, toolchain: Toolchain, prelude: Path,
-             settings: RunSettings, notes: dict, missing: dict) -> RunResult:
+def _run_one(
+    program: Program,
+    root: Path,
+    copy: Path,
+    scratch: Path,
+    toolchain: Toolchain,
+    prelude: Path,
+    settings: RunSettings,
+    notes: dict,
+    missing: dict,
+) -> RunResult:
     result = RunResult(program, "FAIL", bridged=[f"{u}: {n}" for u in program.units for n in notes.get(u, [])])
     lacking = sorted({h for u in _with_local_headers(program, copy) for h in missing.get(u, [])})
     if lacking:
@@ -138,8 +155,14 @@ def _run_one(program: Program, root: Path, copy: Path, scratch: Path, toolchain:
         return result
     started = time.perf_counter()
     try:
-        ran = subprocess.run([str(binary)], capture_output=True, text=True, errors="replace",
-                             timeout=settings.timeout, cwd=copy / program.directory)
+        ran = subprocess.run(
+            [str(binary)],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=settings.timeout,
+            cwd=copy / program.directory,
+        )
     except subprocess.TimeoutExpired as exc:
         result.run_seconds = time.perf_counter() - started
         result.detail = f"still running after {settings.timeout:g} s"
@@ -163,11 +186,13 @@ def _compare(program: Program, root: Path, output: str, settings: RunSettings) -
     assert settings.compare is not None
     main = program.units[0]
     base = root if root.is_dir() else root.parent
-    command = settings.compare.format(name=program.name, stem=main.name.split(".")[0],
-                                      dir=(base / program.directory).as_posix())
+    command = settings.compare.format(
+        name=program.name, stem=main.name.split(".")[0], dir=(base / program.directory).as_posix()
+    )
     try:
-        ref = subprocess.run(command, shell=True, capture_output=True, text=True, errors="replace",
-                             timeout=settings.timeout)
+        ref = subprocess.run(
+            command, shell=True, capture_output=True, text=True, errors="replace", timeout=settings.timeout
+        )
     except subprocess.TimeoutExpired:
         return f"the reference command ran over {settings.timeout:g} s: {command}"
     if ref.returncode != 0:

@@ -4,6 +4,7 @@ A directory with one `main` is one program made of all its units; a directory
 with several (a folder of small samples) gives one program per `main`, each
 built from its own unit.
 """
+
 from __future__ import annotations
 
 import re

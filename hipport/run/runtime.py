@@ -6,6 +6,7 @@ wavefronts. What real HIP has and the runtime lacks is bridged by a prelude
 force-included into every unit (prelude.h beside this module) and by the
 rewrites in bridge.py, both applied to a temporary copy of the port.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,8 +21,10 @@ from hipport.tree.cache import cache_root
 ENV_VAR = "HIPPORT_HIP_CPU"
 PRELUDE = Path(__file__).with_name("prelude.h")
 BRIDGE_INCLUDE = Path(__file__).with_name("include")  # headers the runtime lacks and the bridge supplies
-CLONE_HINT = ("clone it with 'git clone https://github.com/ROCm/HIP-CPU' and pass --hip-cpu DIR, "
-              f"set {ENV_VAR}, or set hip-cpu in [tool.hipport]")
+CLONE_HINT = (
+    "clone it with 'git clone https://github.com/ROCm/HIP-CPU' and pass --hip-cpu DIR, "
+    f"set {ENV_VAR}, or set hip-cpu in [tool.hipport]"
+)
 # -O1 builds fastest overall with the runtime's templates (measured: -O0 runs kernels
 # several times slower for about the same compile time, -O2 compiles slower).
 CXXFLAGS = ("-std=c++17", "-O1", "-w")
@@ -41,8 +44,9 @@ class Toolchain:
     def include_dirs(self) -> tuple[Path, ...]:
         return (BRIDGE_INCLUDE, self.runtime / "include")
 
-    def compile_command(self, units: list[Path], output: Path, include_dirs: tuple[Path, ...],
-                        prelude: Path) -> list[str]:
+    def compile_command(
+        self, units: list[Path], output: Path, include_dirs: tuple[Path, ...], prelude: Path
+    ) -> list[str]:
         cmd = [self.cxx, *CXXFLAGS, "-x", "c++", "-include", str(prelude)]
         cmd += [f"-I{d}" for d in (*include_dirs, *self.include_dirs)]
         return cmd + [str(u) for u in units] + ["-x", "none", "-o", str(output), *LIBS]
@@ -50,14 +54,16 @@ class Toolchain:
 
 def find_runtime(option: Path | None, configured: Path | None) -> Path:
     """The runtime's directory from --hip-cpu, HIPPORT_HIP_CPU or [tool.hipport] hip-cpu, in that order."""
-    for origin, value in (("--hip-cpu", option), (ENV_VAR, os.environ.get(ENV_VAR)),
-                          ("[tool.hipport] hip-cpu", configured)):
+    for origin, value in (
+        ("--hip-cpu", option),
+        (ENV_VAR, os.environ.get(ENV_VAR)),
+        ("[tool.hipport] hip-cpu", configured),
+    ):
         if not value:
             continue
         path = Path(value)
         if not (path / "include" / "hip" / "hip_runtime.h").is_file():
-            raise RunSetupError(f"{origin}: {path} is not a HIP CPU Runtime checkout "
-                                "(no include/hip/hip_runtime.h)")
+            raise RunSetupError(f"{origin}: {path} is not a HIP CPU Runtime checkout (no include/hip/hip_runtime.h)")
         return path
     raise RunSetupError(f"the HIP CPU Runtime is needed to run ported programs: {CLONE_HINT}")
 
@@ -77,8 +83,12 @@ def precompiled_prelude(toolchain: Toolchain, directory: Path | None = None) -> 
     prelude when precompiling fails (g++ skips a .gch it cannot use).
     """
     directory = directory or cache_root().parent / "run"
-    headers = sorted((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
-                     for root in toolchain.include_dirs for p in root.rglob("*") if p.is_file())
+    headers = sorted(
+        (p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
+        for root in toolchain.include_dirs
+        for p in root.rglob("*")
+        if p.is_file()
+    )
     salt = f"{toolchain}|{CXXFLAGS}|{PRELUDE.read_bytes()!r}|{headers}|{_compiler_version(toolchain.cxx)}"
     key = hashlib.sha256(salt.encode()).hexdigest()[:16]
     header = directory / f"prelude-{key}.h"
@@ -88,8 +98,16 @@ def precompiled_prelude(toolchain: Toolchain, directory: Path | None = None) -> 
         directory.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(PRELUDE, header)
         partial = Path(f"{header}.{os.getpid()}.tmp")
-        cmd = [toolchain.cxx, *CXXFLAGS, "-x", "c++-header",
-               *[f"-I{d}" for d in toolchain.include_dirs], str(header), "-o", str(partial)]
+        cmd = [
+            toolchain.cxx,
+            *CXXFLAGS,
+            "-x",
+            "c++-header",
+            *[f"-I{d}" for d in toolchain.include_dirs],
+            str(header),
+            "-o",
+            str(partial),
+        ]
         if subprocess.run(cmd, capture_output=True).returncode == 0:
             os.replace(partial, str(header) + ".gch")  # whole or not at all, for runs side by side
         partial.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ the parser, never in comments or strings), plans the header, writes it only
 when its content changes, and tells a pre-commit hook which new names the header misses.
 Rewriting one source to include the header (`convert --mode shim`) is hipport.engine.shim_mode.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,9 @@ class ShimError(Exception):
 # -- what the project uses ------------------------------------------------------
 
 
-def collect_usage(paths: list[Path], rules: RuleSet, prefix: str | None = None,
-                  skip: frozenset[Path] = frozenset()) -> Usage:
+def collect_usage(
+    paths: list[Path], rules: RuleSet, prefix: str | None = None, skip: frozenset[Path] = frozenset()
+) -> Usage:
     """Every source under paths, except generated shim headers and skip."""
     usage = Usage()
     neutral = neutral_vocabulary(rules, prefix)
@@ -54,8 +56,7 @@ def collect_usage(paths: list[Path], rules: RuleSet, prefix: str | None = None,
             continue
         if is_shim_header(source):
             continue
-        usage.files.append(file_use(source, file.as_posix(), rules, neutral,
-                                    headers.macros_visible_in(file, source)))
+        usage.files.append(file_use(source, file.as_posix(), rules, neutral, headers.macros_visible_in(file, source)))
     usage.files.sort(key=lambda f: f.path)
     return usage
 
@@ -77,8 +78,14 @@ class ShimResult:
     findings: list[tuple[str, Finding]]  # (path, finding): what the header cannot cover
 
 
-def generate_shim(paths: list[Path], out: Path, rules: RuleSet, target: Version | None = None,
-                  prefix: str | None = None, write: bool = True) -> ShimResult:
+def generate_shim(
+    paths: list[Path],
+    out: Path,
+    rules: RuleSet,
+    target: Version | None = None,
+    prefix: str | None = None,
+    write: bool = True,
+) -> ShimResult:
     """Scan paths, render the header for out, and write it only if its content changed."""
     if prefix is not None and not _IDENTIFIER.fullmatch(prefix):
         raise ShimError(f"--prefix {prefix!r}: must be a C identifier such as 'gpu'")
@@ -115,20 +122,45 @@ def _unportable(usage: Usage, plan: ShimPlan, rules: RuleSet) -> list[tuple[str,
             entry = errors.get(name)
             if entry is not None:
                 title = rules.library_titles.get(entry.library, entry.library)
-                reason = ("has no HIP equivalent" if entry.form == "error"
-                          else f"has no HIP equivalent before HIP {_short(entry.since)}")
-                findings.append(Finding("HP101", Severity.ERROR, use.start, use.end, name,
-                                        f"'{name}' ({title}) {reason}; the shim header stops the HIP build with #error",
-                                        library=entry.library))
+                reason = (
+                    "has no HIP equivalent"
+                    if entry.form == "error"
+                    else f"has no HIP equivalent before HIP {_short(entry.since)}"
+                )
+                findings.append(
+                    Finding(
+                        "HP101",
+                        Severity.ERROR,
+                        use.start,
+                        use.end,
+                        name,
+                        f"'{name}' ({title}) {reason}; the shim header stops the HIP build with #error",
+                        library=entry.library,
+                    )
+                )
         for name, use in file.unmapped:
-            findings.append(Finding("HP102", Severity.WARNING, use.start, use.end, name,
-                                    f"'{name}' looks like a CUDA API but no rule maps it; "
-                                    "the shim header does not alias it"))
+            findings.append(
+                Finding(
+                    "HP102",
+                    Severity.WARNING,
+                    use.start,
+                    use.end,
+                    name,
+                    f"'{name}' looks like a CUDA API but no rule maps it; the shim header does not alias it",
+                )
+            )
         for site in file.includes:
             if rules.headers[site.path].hip is None and not rules.headers[site.path].drop:
-                findings.append(Finding("HP103", Severity.ERROR, site.path_start, site.path_end, site.path,
-                                        f"<{site.path}> has no HIP equivalent; "
-                                        "the shim header stops the HIP build with #error"))
+                findings.append(
+                    Finding(
+                        "HP103",
+                        Severity.ERROR,
+                        site.path_start,
+                        site.path_end,
+                        site.path,
+                        f"<{site.path}> has no HIP equivalent; the shim header stops the HIP build with #error",
+                    )
+                )
         findings.sort(key=lambda f: (f.start, f.code))
         assign_positions_and_fingerprints(findings, LineIndex(file.source))
         found.extend((file.path, f) for f in findings)
@@ -172,8 +204,9 @@ def header_coverage(header: bytes) -> tuple[set[str], set[str]]:
     return set(_IDENTIFIER.findall(text)), set(_INCLUDE.findall(text))
 
 
-def names_not_covered(paths: list[Path], header_path: Path, rules: RuleSet, prefix: str | None = None,
-                      target: Version | None = None) -> list[Gap]:
+def names_not_covered(
+    paths: list[Path], header_path: Path, rules: RuleSet, prefix: str | None = None, target: Version | None = None
+) -> list[Gap]:
     """Uses of CUDA names and headers that header_path does not cover, sorted by path and position.
 
     Raises ShimError when the header cannot be read.
@@ -191,12 +224,28 @@ def names_not_covered(paths: list[Path], header_path: Path, rules: RuleSet, pref
         findings = []
         for name, use in file.names:
             if name in needed and name not in names:
-                findings.append(Finding(NOT_COVERED, Severity.ERROR, use.start, use.end, name,
-                                        f"'{name}' is not in {header_path.name}; regenerate it with hipport shim"))
+                findings.append(
+                    Finding(
+                        NOT_COVERED,
+                        Severity.ERROR,
+                        use.start,
+                        use.end,
+                        name,
+                        f"'{name}' is not in {header_path.name}; regenerate it with hipport shim",
+                    )
+                )
         for site in file.includes:
             if site.path not in includes:
-                findings.append(Finding(NOT_COVERED, Severity.ERROR, site.path_start, site.path_end, site.path,
-                                        f"<{site.path}> is not in {header_path.name}; regenerate it with hipport shim"))
+                findings.append(
+                    Finding(
+                        NOT_COVERED,
+                        Severity.ERROR,
+                        site.path_start,
+                        site.path_end,
+                        site.path,
+                        f"<{site.path}> is not in {header_path.name}; regenerate it with hipport shim",
+                    )
+                )
         findings.sort(key=lambda f: (f.start, f.code))
         assign_positions_and_fingerprints(findings, LineIndex(file.source))
         gaps.extend(Gap(file.path, f) for f in findings)

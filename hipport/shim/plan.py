@@ -1,4 +1,5 @@
 """The shim header's plan: which CUDA names and headers it handles, and how (hipport.shim.render writes it)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -76,8 +77,13 @@ class ShimPlan:
         return (self.prefix or "gpu").upper()
 
 
-def plan_shim(usage: Usage, rules: RuleSet, target: Version | None = None, prefix: str | None = None,
-              recorded_includes: frozenset[str] = frozenset()) -> ShimPlan:
+def plan_shim(
+    usage: Usage,
+    rules: RuleSet,
+    target: Version | None = None,
+    prefix: str | None = None,
+    recorded_includes: frozenset[str] = frozenset(),
+) -> ShimPlan:
     """recorded_includes: CUDA headers an earlier header included. Once sources
     include the shim instead, the header is the only record of them."""
     target = target or rules.newest_hip
@@ -106,8 +112,13 @@ def _entry(name: str, rules: RuleSet, target: Version, prefix: str | None, elabo
         return Entry(name, name, "warp", rewrite.library, since=since, fallback=warp_fallback(rewrite))
     namespace = rules.namespaces.get(name)
     if namespace is not None:
-        return Entry(name, namespace.hip, "namespace", namespace.library,
-                     neutral=neutral_name(namespace.hip, prefix) if prefix else None)
+        return Entry(
+            name,
+            namespace.hip,
+            "namespace",
+            namespace.library,
+            neutral=neutral_name(namespace.hip, prefix) if prefix else None,
+        )
     rule: NameRule = rules.names[name]
     if rule.hip is None:
         return Entry(name, None, "error", rule.library)

@@ -1,5 +1,6 @@
 """The text of a shim header, from a ShimPlan. Pure and deterministic: the same
 plan always gives the same bytes, so regenerating an unchanged project is a no-op."""
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,14 @@ def render(plan: ShimPlan, filename: str) -> str:
     guard = "HIPPORT_" + re.sub(r"[^A-Za-z0-9]", "_", filename).upper()
     out: list[str] = []
     out += _preamble(plan, filename, allow)
-    out += [f"#ifndef {guard}", f"#define {guard}", "", f"#if {HIP_TEST}",
-            "/* ---- AMD GPUs: HIP ------------------------------------------------------ */", ""]
+    out += [
+        f"#ifndef {guard}",
+        f"#define {guard}",
+        "",
+        f"#if {HIP_TEST}",
+        "/* ---- AMD GPUs: HIP ------------------------------------------------------ */",
+        "",
+    ]
     out += _hip_includes(plan, allow)
     out += _hip_names(plan, allow)
     out += _warp_fallbacks(plan, allow)
@@ -61,9 +68,11 @@ def _preamble(plan: ShimPlan, filename: str, allow: str) -> list[str]:
 def _hip_includes(plan: ShimPlan, allow: str) -> list[str]:
     lines = []
     for define in plan.enable_defines:
-        lines += [f"#ifndef {define}",
-                  f"#define {define} 1 /* HIP 6.2 to 6.4 declare the *_sync warp builtins only on request */",
-                  "#endif"]
+        lines += [
+            f"#ifndef {define}",
+            f"#define {define} 1 /* HIP 6.2 to 6.4 declare the *_sync warp builtins only on request */",
+            "#endif",
+        ]
     hip = sorted({h.hip for h in plan.headers if h.hip} - {"hip/hip_runtime.h"})
     lines += ["#include <hip/hip_runtime.h>"] + [f"#include <{path}>" for path in hip] + [""]
     unported = [h.cuda for h in plan.headers if h.unported]
@@ -89,15 +98,24 @@ def _hip_names(plan: ShimPlan, allow: str) -> list[str]:
             conditions.append(f"HIP_VERSION >= {hip_version_number(since)}")
         if until is not None:
             conditions.append(f"HIP_VERSION < {hip_version_number(until)}")
-        needs = " and ".join(filter(None, [
-            f"HIP {format_version(since)} or newer" if since else "",
-            f"a HIP older than {format_version(until)} (removed there)" if until else "",
-        ]))
+        needs = " and ".join(
+            filter(
+                None,
+                [
+                    f"HIP {format_version(since)} or newer" if since else "",
+                    f"a HIP older than {format_version(until)} (removed there)" if until else "",
+                ],
+            )
+        )
         names = ", ".join(e.cuda for e in group)
-        lines += [f"#if {' && '.join(conditions)}", *body,
-                  f"#elif !defined({allow})",
-                  f'#error "hipport: {names} need{"s" if len(group) == 1 else ""} {needs}"',
-                  "#endif", ""]
+        lines += [
+            f"#if {' && '.join(conditions)}",
+            *body,
+            f"#elif !defined({allow})",
+            f'#error "hipport: {names} need{"s" if len(group) == 1 else ""} {needs}"',
+            "#endif",
+            "",
+        ]
     errors = [e for e in plan.entries if e.form == "error"]
     if errors:
         lines += [f"#ifndef {allow}"]
@@ -155,10 +173,12 @@ def _warp_fallbacks(plan: ShimPlan, allow: str) -> list[str]:
             else:
                 lines.append(entry.fallback)
         if missing:
-            lines += [f"#ifndef {allow}",
-                      f'#error "hipport: {", ".join(missing)} need{"s" if len(missing) == 1 else ""} '
-                      f'HIP {format_version(since)} or newer (older HIP has no equivalent)"',
-                      "#endif"]
+            lines += [
+                f"#ifndef {allow}",
+                f'#error "hipport: {", ".join(missing)} need{"s" if len(missing) == 1 else ""} '
+                f'HIP {format_version(since)} or newer (older HIP has no equivalent)"',
+                "#endif",
+            ]
         lines += ["#endif", ""]
     return lines
 
@@ -185,8 +205,11 @@ def _cuda_neutral(plan: ShimPlan) -> list[str]:
         return []
     order = {"namespace": 0, "typedef": 1, "define": 2}
     named = sorted(chosen.items(), key=lambda kv: (order[kv[1].form], kv[0]))
-    return [f"/* Vendor-neutral names (--prefix {plan.prefix}) */"] + \
-        [_alias(e.form, neutral, e.cuda) for neutral, e in named] + [""]
+    return (
+        [f"/* Vendor-neutral names (--prefix {plan.prefix}) */"]
+        + [_alias(e.form, neutral, e.cuda) for neutral, e in named]
+        + [""]
+    )
 
 
 def _squeeze(lines: list[str]) -> list[str]:

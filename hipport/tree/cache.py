@@ -5,6 +5,7 @@ define, hipport's code identity (hipport.identity), the rule set's digest, the o
 of the stored records. Entries are written atomically, so a killed run leaves
 whole entries or none; an entry that does not load is a miss and is rewritten.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -85,5 +86,3 @@ class PortCache:
                 write_private(target, data)
         except OSError:
             pass  # a read-only cache only costs speed
-
-

@@ -29,6 +29,7 @@ an output with as many bytes within a few milliseconds of hipport writing it.
 The index loads through hipport.cache_files like every cache: it must be this
 user's own, and it holds builtins only. Whatever fails to load is no index.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -87,8 +88,16 @@ class TreeIndex:
     answer; root is the tree's absolute path, which it was made with.
     """
 
-    def __init__(self, path: Path, salt: bytes, cache: PortCache, in_place: bool, headers: ProjectHeaders,
-                 root: Path, started_ns: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        salt: bytes,
+        cache: PortCache,
+        in_place: bool,
+        headers: ProjectHeaders,
+        root: Path,
+        started_ns: int,
+    ) -> None:
         self.path = path
         self.salt = salt + b"\0" + LAYOUT.encode() + (b"\0in-place" if in_place else b"\0mirror")
         self.cache = cache
@@ -118,8 +127,13 @@ class TreeIndex:
     def binary(self, rel: str, source: os.stat_result | None) -> bool:
         """True if rel held binary data (it is copied) and has not changed since."""
         entry = self._old.get(rel)
-        if entry is None or source is None or type(entry) is not tuple or len(entry) != 1 \
-                or signature(source) != entry[0]:
+        if (
+            entry is None
+            or source is None
+            or type(entry) is not tuple
+            or len(entry) != 1
+            or signature(source) != entry[0]
+        ):
             return False
         self._new[rel] = entry
         return True
@@ -183,8 +197,15 @@ class TreeIndex:
 
     # -- what this run did ---------------------------------------------------------------
 
-    def record(self, rel: str, source: os.stat_result | None, macros: tuple, key: str, result: FileResult,
-               output: os.stat_result | None) -> None:
+    def record(
+        self,
+        rel: str,
+        source: os.stat_result | None,
+        macros: tuple,
+        key: str,
+        result: FileResult,
+        output: os.stat_result | None,
+    ) -> None:
         """Remember rel's port. source: the stat taken before it was read; macros: what
         ProjectHeaders.visible_in said of it; output: the stat of the file in the mirror, taken
         after writing it or before reading it to compare (None in place)."""
@@ -211,8 +232,12 @@ class TreeIndex:
         """Write the index if this run changed it: the files seen (those ported and recorded now,
         and those served from it), never an output written too recently to be trusted, and for
         a header that changed too recently a signature that nothing matches."""
-        if not self._changed and len(self._new) == len(self._old) and self._new.keys() == self._old.keys() \
-                and all(self._new[rel] is self._old[rel] for rel in self._new):
+        if (
+            not self._changed
+            and len(self._new) == len(self._old)
+            and self._new.keys() == self._old.keys()
+            and all(self._new[rel] is self._old[rel] for rel in self._new)
+        ):
             return
         now = time.time_ns()
         entries = {rel: e for rel, e in self._new.items() if len(e) == 1 or e[1] is None or settled(e[1], now)}

@@ -6,6 +6,7 @@ removing the old one). Holding the signal until the step is done means an
 interrupted run leaves no half-done pair, and no temporary file whose removal
 a second Ctrl-C cut short. The signal is then raised as KeyboardInterrupt.
 """
+
 from __future__ import annotations
 
 import signal

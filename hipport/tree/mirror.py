@@ -2,6 +2,7 @@
 
 A part of hipport.tree.run's TreeConversion (the steps it runs for in-place writes come from here too).
 """
+
 from __future__ import annotations
 
 import errno
@@ -11,8 +12,14 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from hipport.emit.writer import (TEMP_SUFFIX, check_writable, copy_atomic, remove_stale_temporaries, symlink_atomic,
-                                  write_atomic)
+from hipport.emit.writer import (
+    TEMP_SUFFIX,
+    check_writable,
+    copy_atomic,
+    remove_stale_temporaries,
+    symlink_atomic,
+    write_atomic,
+)
 from hipport.engine.port import FileResult
 from hipport.porting import PortError, TreeRun
 from hipport.tree.interrupt import HeldInterrupts
@@ -93,8 +100,10 @@ class MirrorWriting:
                 continue
             if (out / directory).is_symlink():
                 self._linked_dirs.add(directory)
-                self.run.errors.append(f"{out / directory}: a symbolic link in the output; hipport does not "
-                                       "write through it (remove it and run again)")
+                self.run.errors.append(
+                    f"{out / directory}: a symbolic link in the output; hipport does not "
+                    "write through it (remove it and run again)"
+                )
                 return True
             self._checked_dirs.add(directory)
         return False
@@ -164,8 +173,9 @@ class MirrorWriting:
                 return
             message = f"{target}: cannot write: {exc.strerror or exc}"
             if exc.errno in _STOPPING:
-                raise PortError(f"{message}; stopped with {self.run.written} file(s) written, none of them "
-                                "partly") from None
+                raise PortError(
+                    f"{message}; stopped with {self.run.written} file(s) written, none of them partly"
+                ) from None
             self.run.errors.append(message)
 
 

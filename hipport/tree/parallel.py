@@ -15,6 +15,7 @@ interrupted while it holds the result queue's lock would hang the pool's
 shutdown for ever. The main process alone stops the run. They are started
 with SIGINT blocked, so that not even a worker's first instants can be hit.
 """
+
 from __future__ import annotations
 
 import gc
@@ -110,8 +111,9 @@ class Porter:
     Each port is stored in cache under task.key by the process that made it.
     """
 
-    def __init__(self, rules: RuleSet, options: Options, jobs: int, cache: PortCache | None = None,
-                 expected: int = 0) -> None:
+    def __init__(
+        self, rules: RuleSet, options: Options, jobs: int, cache: PortCache | None = None, expected: int = 0
+    ) -> None:
         self.cache = cache if cache is not None and cache.enabled else None
         self.pool: ProcessPoolExecutor | None = None
         self.chunk: list[PortTask] = []
@@ -130,8 +132,9 @@ class Porter:
         if self.workers <= 1:
             _start_worker(self.rules, self.options)
             return
-        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_start_pool_worker,
-                                        initargs=(self.rules, self.options))
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.workers, initializer=_start_pool_worker, initargs=(self.rules, self.options)
+        )
         with _sigint_held():  # the first submit forks every worker
             self.pool.submit(int)
 
@@ -198,4 +201,3 @@ def _handed_over(done: Done) -> Done:
     """
     gc.freeze()
     return done
-

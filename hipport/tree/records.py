@@ -7,6 +7,7 @@ builtins go through pickle's C code, and each object is rebuilt with one call.
 The record leaves out the source (whoever unpacks it has it already) and an
 output that is the source unchanged.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -64,8 +65,9 @@ def pack_summary(result: FileResult) -> tuple:
     The names counted recur across a tree's files: interned, each is pickled once per index."""
     plain = list(_get_plain(result))
     plain[_CHANGED] = result.changed
-    counters = tuple({_intern(name): count for name, count in getattr(result, field).items()}
-                     for field in _COUNTER_NAMES)
+    counters = tuple(
+        {_intern(name): count for name, count in getattr(result, field).items()} for field in _COUNTER_NAMES
+    )
     return len(result.edits), _pack_findings(result), counters, tuple(plain)
 
 
@@ -109,5 +111,10 @@ def unpack(record: tuple, source: bytes) -> FileResult:
     output, edits, findings, counters, plain = record
     fields = dict(zip(_PLAIN, plain))
     fields.update(zip(_COUNTER_NAMES, map(Counter, counters)))
-    return FileResult(source=source, output=source if output is None else output,
-                      edits=[Edit(*values) for values in edits], findings=_unpack_findings(findings), **fields)
+    return FileResult(
+        source=source,
+        output=source if output is None else output,
+        edits=[Edit(*values) for values in edits],
+        findings=_unpack_findings(findings),
+        **fields,
+    )

@@ -5,6 +5,7 @@ A path is matched the way a compiler or make would find it: relative to the
 file that names it, then to the tree's root, then as the unique renamed file
 whose path ends with it (headers found through -I directories).
 """
+
 from __future__ import annotations
 
 import posixpath

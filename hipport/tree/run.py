@@ -12,6 +12,7 @@ signal stops it between two files (hipport.tree.interrupt). A rerun first takes
 from the tree index (hipport.tree.index) every file that it, its headers and its
 output show unchanged: those are neither read nor written.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -77,8 +78,9 @@ class TreeConversion(MirrorWriting):
         self._started_ns = time.time_ns()  # before any file is looked at: the tree index's racy check
         filters = self.settings.filters
         if self.settings.backup_suffix:
-            filters = dataclasses.replace(filters, backup_suffixes=(*filters.backup_suffixes,
-                                                                    self.settings.backup_suffix))
+            filters = dataclasses.replace(
+                filters, backup_suffixes=(*filters.backup_suffixes, self.settings.backup_suffix)
+            )
         selection = select(self.src, filters)
         self.run.errors.extend(selection.errors)
         self.temporary = selection.temporary
@@ -111,13 +113,15 @@ class TreeConversion(MirrorWriting):
         # A clang parse depends on the whole translation unit and the compile database, which the
         # cache key does not cover: such runs are not cached.
         cached = self.settings.use_cache and self.options.parser_in_use != "clang"
-        cache = PortCache((self.settings.cache_dir or cache_root()) if cached else None, self.rules.digest,
-                          self.options)
+        cache = PortCache(
+            (self.settings.cache_dir or cache_root()) if cached else None, self.rules.digest, self.options
+        )
         # Projects include their headers relative to the root too (-I${PROJECT_SOURCE_DIR}). The
         # paths are absolute: the tree index keeps those probed, for runs from another directory.
         root = Path(os.path.abspath(self.src))
-        headers = ProjectHeaders(include_dirs=project_include_dirs(root, self.settings.include_dirs,
-                                                                   self.options.compile_commands))
+        headers = ProjectHeaders(
+            include_dirs=project_include_dirs(root, self.settings.include_dirs, self.options.compile_commands)
+        )
         self._index = self._open_index(cache, root, sources, headers)
         if self._index is not None:  # what the index has first: a few changed files need no pool of workers
             sources = [entry for entry in sources if not self._from_index(entry)]
@@ -150,8 +154,9 @@ class TreeConversion(MirrorWriting):
             self._index.save()
             self.run.cached += self._index.hits
 
-    def _open_index(self, cache: PortCache, root: Path, sources: list[Entry],
-                    headers: ProjectHeaders) -> TreeIndex | None:
+    def _open_index(
+        self, cache: PortCache, root: Path, sources: list[Entry], headers: ProjectHeaders
+    ) -> TreeIndex | None:
         """The tree index of a mirror written as it is ported, or of an in-place run without renames."""
         if not cache.enabled or self.settings.rename or (self.stream_to is None and not self.in_place):
             return None
@@ -160,8 +165,15 @@ class TreeConversion(MirrorWriting):
             if entry.stat is not None:
                 headers.found[prefix + entry.rel] = entry.stat
         assert cache.directory is not None  # cache.enabled
-        return TreeIndex(index_file(cache.directory, self.src, self.stream_to), cache.salt, cache, self.in_place,
-                         headers, root, self._started_ns)
+        return TreeIndex(
+            index_file(cache.directory, self.src, self.stream_to),
+            cache.salt,
+            cache,
+            self.in_place,
+            headers,
+            root,
+            self._started_ns,
+        )
 
     def _from_index(self, entry: Entry) -> bool:
         """True if the index has entry's port and nothing it depends on changed: nothing is read or written."""
@@ -221,16 +233,21 @@ class TreeConversion(MirrorWriting):
         findings = list(result.findings)
         if result.path in plan.collisions:
             info = self.rules.codes.get("HP504")
-            collision = Finding("HP504", Severity(info.severity) if info else Severity.ERROR, 0, 0, result.path,
-                                f"--rename would replace {plan.collisions[result.path]}; kept the name "
-                                f"{posixpath.basename(result.path)}")
+            collision = Finding(
+                "HP504",
+                Severity(info.severity) if info else Severity.ERROR,
+                0,
+                0,
+                result.path,
+                f"--rename would replace {plan.collisions[result.path]}; kept the name "
+                f"{posixpath.basename(result.path)}",
+            )
             assign_positions_and_fingerprints([collision], LineIndex(result.source))
             findings.insert(0, collision)
         if not extra and len(findings) == len(result.findings):
             return result
         ordered, _ = order_edits([*result.edits, *extra])
-        return dataclasses.replace(result, edits=ordered, output=apply_edits(result.source, ordered),
-                                   findings=findings)
+        return dataclasses.replace(result, edits=ordered, output=apply_edits(result.source, ordered), findings=findings)
 
     def _port_build_files(self, builds: list[Entry]) -> None:
         texts = {}
@@ -287,15 +304,20 @@ class TreeConversion(MirrorWriting):
     # -- writing in place -------------------------------------------------------------------
 
     def write_in_place(self) -> None:
-        changes = [(rel, self._target(rel), r) for rel, r in sorted(self.by_rel.items())
-                   if r.changed or self._target(rel) != rel]
+        changes = [
+            (rel, self._target(rel), r)
+            for rel, r in sorted(self.by_rel.items())
+            if r.changed or self._target(rel) != rel
+        ]
         touched = [self.src / rel for rel, _, _ in changes] + [self.src / new for rel, new, _ in changes if new != rel]
         state = git_state(self.src)
         check_in_place(state, touched, self.settings.force)
         suffix = backup_suffix(state, touched, self.settings.backup_suffix)
         remove_stale_temporaries(self.temporary)
-        steps: list[Step] = [(self.src / rel, partial(self._replace, rel, new, result, suffix), self.src / rel)
-                             for rel, new, result in changes]
+        steps: list[Step] = [
+            (self.src / rel, partial(self._replace, rel, new, result, suffix), self.src / rel)
+            for rel, new, result in changes
+        ]
         if self.plan is not None:
             steps += [(entry.path, partial(self._retarget, entry), None) for entry in self.links]
         self._run_steps(steps)
@@ -326,8 +348,9 @@ class TreeConversion(MirrorWriting):
             symlink_atomic(new, entry.path)
 
 
-def convert_tree(src: Path, out: Path, rules: RuleSet, options: Options,
-                 settings: TreeSettings | None = None) -> TreeRun:
+def convert_tree(
+    src: Path, out: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None
+) -> TreeRun:
     settings = settings or TreeSettings()
     try:
         check_output_dir(Path(src), Path(out), settings.force)
@@ -348,8 +371,7 @@ def _read_if_there(path: Path) -> bytes | None:
         return None
 
 
-def convert_tree_in_place(src: Path, rules: RuleSet, options: Options,
-                          settings: TreeSettings | None = None) -> TreeRun:
+def convert_tree_in_place(src: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None) -> TreeRun:
     conversion = TreeConversion(src, rules, options, settings or TreeSettings())
     conversion.in_place = True
     conversion.prepare()

@@ -1,4 +1,5 @@
 """Refusals that protect the user's files: where OUT may be, and git state for --in-place."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,10 @@ def check_output_dir(src: Path, out: Path, force: bool) -> None:
     if out == src or src in out.parents:
         raise SafetyError(f"{out}: the output directory must not be inside the source tree (use --in-place)")
     if out in src.parents:
-        raise SafetyError(f"{out}: the output directory contains the source tree, so writing it could "
-                          "overwrite sources; choose another directory")
+        raise SafetyError(
+            f"{out}: the output directory contains the source tree, so writing it could "
+            "overwrite sources; choose another directory"
+        )
     if out.exists() and not out.is_dir():
         raise SafetyError(f"{out}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not force:
@@ -33,8 +36,11 @@ class GitState:
     uncommitted: set[Path] = field(default_factory=set)  # modified, staged, untracked or deleted
 
     def dirty(self, paths) -> list[Path]:
-        return sorted(p for p in (Path(p).resolve() for p in paths) if p in self.uncommitted or
-                      (self.top is not None and not _inside(p, self.top)))
+        return sorted(
+            p
+            for p in (Path(p).resolve() for p in paths)
+            if p in self.uncommitted or (self.top is not None and not _inside(p, self.top))
+        )
 
 
 def git_state(directory: Path) -> GitState:
@@ -42,13 +48,27 @@ def git_state(directory: Path) -> GitState:
     if git is None:
         return GitState(None)
     env = dict(os.environ, LC_ALL="C")
-    top = subprocess.run([git, "-C", str(directory), "rev-parse", "--show-toplevel"],
-                         capture_output=True, text=True, env=env)
+    top = subprocess.run(
+        [git, "-C", str(directory), "rev-parse", "--show-toplevel"], capture_output=True, text=True, env=env
+    )
     if top.returncode != 0:
         return GitState(None)
     root = Path(top.stdout.strip()).resolve()
-    status = subprocess.run([git, "-C", str(root), "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                             "--no-renames", "--ignored=no"], capture_output=True, env=env)
+    status = subprocess.run(
+        [
+            git,
+            "-C",
+            str(root),
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignored=no",
+        ],
+        capture_output=True,
+        env=env,
+    )
     if status.returncode != 0:
         raise SafetyError(f"{directory}: git status failed: {status.stderr.decode(errors='replace').strip()}")
     uncommitted = set()
@@ -63,11 +83,14 @@ def check_in_place(state: GitState, touched: list[Path], force: bool) -> None:
         return
     dirty = state.dirty(touched)
     if dirty:
-        shown = (", ".join(_shown(p, state.top) for p in dirty[:5])
-                 + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""))
-        raise SafetyError(f"refusing to rewrite {len(dirty)} file(s) with uncommitted changes ({shown}); "
-                          "commit or stash them first, or pass --force (originals are then kept as *"
-                          f"{DEFAULT_BACKUP_SUFFIX})")
+        shown = ", ".join(_shown(p, state.top) for p in dirty[:5]) + (
+            f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
+        )
+        raise SafetyError(
+            f"refusing to rewrite {len(dirty)} file(s) with uncommitted changes ({shown}); "
+            "commit or stash them first, or pass --force (originals are then kept as *"
+            f"{DEFAULT_BACKUP_SUFFIX})"
+        )
 
 
 def backup_suffix(state: GitState, touched: list[Path], chosen: str | None) -> str:

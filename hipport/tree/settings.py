@@ -1,4 +1,5 @@
 """How a tree is converted: the settings beyond what a single file's port needs."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

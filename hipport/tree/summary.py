@@ -1,4 +1,5 @@
 """What a tree conversion did, as the report's summary numbers and the closing line."""
+
 from __future__ import annotations
 
 from hipport.buildfiles import build_file_kind
@@ -29,8 +30,9 @@ def summary_line(run, summary: dict, elapsed: float) -> str:
     ported = sum(1 for r in sources if r.changed)
     builds = [r for r in run.results if build_file_kind(r.path)]
     sev = summary["findings_by_severity"]
-    parts = [f"{len(sources)} source file(s): {ported} ported, {len(sources) - ported} unchanged, "
-             f"{run.cached} from cache"]
+    parts = [
+        f"{len(sources)} source file(s): {ported} ported, {len(sources) - ported} unchanged, {run.cached} from cache"
+    ]
     if builds:
         parts.append(f"{len(builds)} build file(s), {sum(1 for r in builds if r.changed)} migrated")
     copied = f"{run.copied} copied"

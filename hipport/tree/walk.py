@@ -7,6 +7,7 @@ Symbolic links are listed as links and never followed. FIFOs, sockets and
 devices are listed as special and never opened: reading a FIFO would wait for
 a writer forever.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,8 +44,15 @@ class Entry:
 
     __slots__ = ("rel", "kind", "stat", "_directory", "_name", "_path")
 
-    def __init__(self, rel: str, path: Path | None, kind: str, stat: os.stat_result | None = None,
-                 directory: Path | None = None, name: str = "") -> None:
+    def __init__(
+        self,
+        rel: str,
+        path: Path | None,
+        kind: str,
+        stat: os.stat_result | None = None,
+        directory: Path | None = None,
+        name: str = "",
+    ) -> None:
         self.rel, self.kind, self.stat = rel, kind, stat
         self._path, self._directory, self._name = path, directory, name
 
@@ -138,15 +146,20 @@ def special_kind(path: Path) -> str:
         mode = path.lstat().st_mode
     except OSError:
         return "special file"
-    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device")):
+    for test, name in (
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
         if test(mode):
             return name
     return "special file"
 
 
-def _kind(rel: str, path: str, filters: Filters, include, backups: tuple[str, ...]
-          ) -> tuple[str, os.stat_result | None]:
+def _kind(
+    rel: str, path: str, filters: Filters, include, backups: tuple[str, ...]
+) -> tuple[str, os.stat_result | None]:
     try:
         info = os.lstat(path)
     except OSError:
@@ -172,7 +185,7 @@ def _kind_of_regular(rel: str, filters: Filters, include, backups: tuple[str, ..
 
 def _suffix(rel: str) -> str:
     """Path(rel).suffix, without making a Path: this runs for every file of the tree."""
-    name = rel[rel.rfind("/") + 1:]
+    name = rel[rel.rfind("/") + 1 :]
     dot = name.rfind(".")
     return name[dot:] if 0 < dot < len(name) - 1 else ""
 
@@ -218,7 +231,7 @@ class _Ignores:
             spec = self.specs.get(base)
             if spec is None:
                 continue
-            verdict = spec.check_file(rel[len(base):] + ("/" if is_dir else "")).include
+            verdict = spec.check_file(rel[len(base) :] + ("/" if is_dir else "")).include
             if verdict is not None:
                 return verdict
         info = self.specs.get("\0info")

@@ -1,4 +1,5 @@
 """Compile ported sources with the real HIP compiler (syntax only, no GPU needed)."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-INSTALL_HINT = ("hipcc not found; on Debian/Ubuntu install it with 'apt-get install -y "
-                "hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev'")
+INSTALL_HINT = (
+    "hipcc not found; on Debian/Ubuntu install it with 'apt-get install -y "
+    "hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev'"
+)
 COMPILED_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx"})
 HEADER_OR_SOURCE = COMPILED_SUFFIXES | {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".c"}
 
@@ -36,9 +39,14 @@ def find_hipcc() -> str | None:
     return shutil.which("hipcc")
 
 
-def compile_check(path: Path, offload_arch: str = "gfx90a", include_dirs: tuple[Path, ...] = (),
-                  defines: tuple[str, ...] = (), hipcc: str | None = None,
-                  extra_flags: tuple[str, ...] = ()) -> CompileResult:
+def compile_check(
+    path: Path,
+    offload_arch: str = "gfx90a",
+    include_dirs: tuple[Path, ...] = (),
+    defines: tuple[str, ...] = (),
+    hipcc: str | None = None,
+    extra_flags: tuple[str, ...] = (),
+) -> CompileResult:
     """Run `hipcc -x hip -fsyntax-only` on one file, forcing the AMD platform.
 
     nvcc is installed beside hipcc on these machines and hipcc would pick it
@@ -48,8 +56,7 @@ def compile_check(path: Path, offload_arch: str = "gfx90a", include_dirs: tuple[
     if hipcc is None:
         raise FileNotFoundError(INSTALL_HINT)
     env = dict(os.environ, HIP_PLATFORM="amd")
-    cmd = [hipcc, "-x", "hip", f"--offload-arch={offload_arch}", "-fsyntax-only",
-           "-Wno-unused-command-line-argument"]
+    cmd = [hipcc, "-x", "hip", f"--offload-arch={offload_arch}", "-fsyntax-only", "-Wno-unused-command-line-argument"]
     cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines] + list(extra_flags) + [str(path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     output = proc.stdout + proc.stderr
@@ -111,6 +118,7 @@ def database_flags(unit: Path, entries: dict) -> tuple[str, ...]:
     unit = unit.resolve()
     entry = entries.get(unit)
     if entry is None:
+
         def tail(path: Path) -> int:
             a, b = _stem_parts(path), _stem_parts(unit)
             n = 0
@@ -128,8 +136,15 @@ def _stem_parts(path: Path) -> tuple[str, ...]:
     return (*path.parent.parts, name)
 
 
-def check_units(units: list[Path], offload_arch: str, include_dirs: tuple[Path, ...], defines: tuple[str, ...],
-                hipcc: str, entries: dict | None = None, jobs: int = 1) -> list[CompileResult]:
+def check_units(
+    units: list[Path],
+    offload_arch: str,
+    include_dirs: tuple[Path, ...],
+    defines: tuple[str, ...],
+    hipcc: str,
+    entries: dict | None = None,
+    jobs: int = 1,
+) -> list[CompileResult]:
     """Compile every unit, jobs at a time; results in the order of units."""
     from concurrent.futures import ThreadPoolExecutor
 

@@ -6,13 +6,16 @@ hipcc is clang, so a failure prints `file:line:col: error: message`, preceded by
 block are where a finding may predict the error: the error's own line, a macro's
 definition it expanded from, or the #include line in the translation unit that led there.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>fatal error|error|warning|note): "
-                         r"(?P<message>.*)$")
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>fatal error|error|warning|note): "
+    r"(?P<message>.*)$"
+)
 _INCLUDED_FROM = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+)[:,]?$")
 _QUOTED = re.compile(r"'([^']+)'")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -31,6 +34,7 @@ class Location:
 @dataclass(frozen=True)
 class FirstError:
     """The first error of a compile and the locations of its block (include chain, notes)."""
+
     file: str
     line: int
     column: int
@@ -50,8 +54,9 @@ class FirstError:
 
 def quoted_names(text: str, shortest: int = 1) -> frozenset[str]:
     """The identifiers a message quotes ('hipFoo', 'struct hipBar', 'float4 &')."""
-    return frozenset(word for quoted in _QUOTED.findall(text) for word in _IDENTIFIER.findall(quoted)
-                     if len(word) >= shortest)
+    return frozenset(
+        word for quoted in _QUOTED.findall(text) for word in _IDENTIFIER.findall(quoted) if len(word) >= shortest
+    )
 
 
 def first_error(output: str) -> FirstError | None:
@@ -70,8 +75,15 @@ def first_error(output: str) -> FirstError | None:
             chain = []
             continue
         here = Location(m.group("file"), int(m.group("line")))
-        return FirstError(m.group("file"), here.line, int(m.group("col")), m.group("message"), line,
-                          (here, *chain, *_notes(lines[i + 1:])), tuple(chain))
+        return FirstError(
+            m.group("file"),
+            here.line,
+            int(m.group("col")),
+            m.group("message"),
+            line,
+            (here, *chain, *_notes(lines[i + 1 :])),
+            tuple(chain),
+        )
     return None
 
 

@@ -9,6 +9,7 @@ for "which findings could explain this failure" one header too many costs nothin
 A .cu (or .cpp) file that another file #includes is a header, not a translation unit:
 compiling it alone would judge a fragment that never builds on its own.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,9 @@ from pathlib import Path
 
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^">\r\n]+)[">]', re.M)
 # Files an #include may name that are worth reading for their own includes.
-_TEXT_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".cpp", ".cc",
-                            ".cxx", ".c", ".tcc", ".ipp"})
+_TEXT_SUFFIXES = frozenset(
+    {".cu", ".cuh", ".hip", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".cpp", ".cc", ".cxx", ".c", ".tcc", ".ipp"}
+)
 _MAX_READ = 4 << 20
 
 
@@ -35,8 +37,10 @@ class IncludeGraph:
         """The project files path includes itself, in order."""
         path = Path(os.path.abspath(path))
         if path not in self._direct:
-            resolved = (self._resolve(path.parent, quote == b'"', name.decode("utf-8", "replace"))
-                        for quote, name in _includes(path))
+            resolved = (
+                self._resolve(path.parent, quote == b'"', name.decode("utf-8", "replace"))
+                for quote, name in _includes(path)
+            )
             self._direct[path] = tuple(p for p in resolved if p is not None)
         return self._direct[path]
 

@@ -16,6 +16,7 @@ Finding lines are lines of the CUDA source; the compiler's are lines of the port
 have gained an #include line. Where the source is at hand (the report's root), lines are
 mapped through a line diff of source and port.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -42,6 +43,7 @@ class ReportError(Exception):
 @dataclass(frozen=True)
 class LibraryTable:
     """Which library a missing header belongs to, and which codes name semantic differences."""
+
     exact: dict[str, str]
     prefixes: tuple[tuple[str, str], ...]
     semantic_codes: frozenset[str]
@@ -82,6 +84,7 @@ def library_table(rules, data: Path | None = None) -> LibraryTable:
 @dataclass
 class Report:
     """A convert report's findings by the ported file's path relative to the tree."""
+
     root: Path | None
     findings: dict[str, list[dict]]
     sources: dict[str, str]  # ported relative path -> source relative path (they differ with --rename)
@@ -125,6 +128,7 @@ class Verdict:
 @dataclass
 class Joiner:
     """Classifies compile results of units under root against a report."""
+
     root: Path
     report: Report
     libraries: LibraryTable
@@ -190,10 +194,15 @@ class Joiner:
             return verdict
         where, finding = match
         verdict.verdict = "semantic" if self.libraries.semantic(finding["code"]) else "expected"
-        verdict.finding = {"code": finding["code"], "name": finding.get("name"), "file": where,
-                           "line": finding.get("line")}
-        verdict.detail = (f"{verdict.verdict}: {finding['code']} {finding.get('name') or ''} "
-                          f"at {where}:{finding.get('line')}").replace("  ", " ")
+        verdict.finding = {
+            "code": finding["code"],
+            "name": finding.get("name"),
+            "file": where,
+            "line": finding.get("line"),
+        }
+        verdict.detail = (
+            f"{verdict.verdict}: {finding['code']} {finding.get('name') or ''} at {where}:{finding.get('line')}"
+        ).replace("  ", " ")
         return verdict
 
     def in_tree(self, header: str) -> str | None:
@@ -276,8 +285,14 @@ def _finding_names(finding: dict) -> frozenset[str]:
     return names | {finding["name"]} if finding.get("name") else names
 
 
-def join(root: Path, units: list[Path], results: list[CompileResult], report: Report, libraries: LibraryTable,
-         include_dirs: tuple[Path, ...] = ()) -> list[Verdict]:
+def join(
+    root: Path,
+    units: list[Path],
+    results: list[CompileResult],
+    report: Report,
+    libraries: LibraryTable,
+    include_dirs: tuple[Path, ...] = (),
+) -> list[Verdict]:
     """A verdict for each unit, in the order of units."""
     joiner = Joiner(root, report, libraries, include_dirs)
     return [joiner.classify(unit, result) for unit, result in zip(units, results)]

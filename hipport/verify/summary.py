@@ -1,15 +1,27 @@
 """What `hipport verify --report` prints and writes: a line per unit, a table by class, JSON."""
+
 from __future__ import annotations
 
 from collections import Counter
 
 from hipport.verify.join import CLASSES, HONEST, Verdict
 
-LABELS = {"ok": "OK", "no-lib": "NO-LIB", "no-include": "NO-INC", "expected": "EXPECTED", "semantic": "SEMANTIC",
-          "port-fault": "BUG"}
-TITLES = {"ok": "compiles", "no-lib": "missing library", "no-include": "header not on include path",
-          "expected": "reported (expected)",
-          "semantic": "HIP semantic difference", "port-fault": "port fault (hipport bug)"}
+LABELS = {
+    "ok": "OK",
+    "no-lib": "NO-LIB",
+    "no-include": "NO-INC",
+    "expected": "EXPECTED",
+    "semantic": "SEMANTIC",
+    "port-fault": "BUG",
+}
+TITLES = {
+    "ok": "compiles",
+    "no-lib": "missing library",
+    "no-include": "header not on include path",
+    "expected": "reported (expected)",
+    "semantic": "HIP semantic difference",
+    "port-fault": "port fault (hipport bug)",
+}
 
 
 def unit_line(verdict: Verdict) -> str:
@@ -47,10 +59,15 @@ def table_lines(summary: dict) -> list[str]:
     share = f" ({100.0 * summary['compiled'] / units:.1f}%)" if units else ""
     lines.append(f"TUs compiled: {summary['compiled']} / {units}{share}")
     precision = summary["clean_precision"]
-    lines.append("clean-verdict precision: " + (
-        f"{precision}% ({summary['clean_honest']} of {summary['clean']} TUs with no error or warning finding "
-        f"compile or lack only a library or header)" if precision is not None
-        else "no TU without an error or warning finding"))
+    lines.append(
+        "clean-verdict precision: "
+        + (
+            f"{precision}% ({summary['clean_honest']} of {summary['clean']} TUs with no error or warning finding "
+            f"compile or lack only a library or header)"
+            if precision is not None
+            else "no TU without an error or warning finding"
+        )
+    )
     return lines
 
 
