@@ -123,7 +123,7 @@ FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__", "loads", "load", "fr
 # Calls named like the above that read no untrusted data, each with its reason.
 ALLOWED = {
     ("hipport/cache_files.py", "load"): "the restricted unpickler itself",
-    ("hipport/ruleset/loader.py", "load"): "RestrictedUnpickler(...).load(): rule classes only",
+    ("hipport/ruleset/compiled_cache.py", "load"): "RestrictedUnpickler(...).load(): rule classes only",
     ("hipport/tree/cache.py", "load"): "RestrictedUnpickler(...).load(): FileResult records only",
     ("hipport/ruleset/loader.py", "loads"): "tomllib.loads: TOML is data",
     ("hipport/config.py", "loads"): "tomllib.loads: TOML is data",

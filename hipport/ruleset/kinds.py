@@ -1,0 +1,171 @@
+"""What a rule file may hold: each rule kind's required and optional fields, with their types.
+
+rules/README.md is the prose version; hipport.ruleset.schema checks files against this table.
+"""
+
+from __future__ import annotations
+
+STR, BOOL, INT, STR_LIST = "string", "boolean", "integer", "list of strings"
+
+VERSION_FIELDS = {
+    "added": STR,
+    "deprecated": STR,
+    "changed": STR,
+    "removed": STR,
+    "experimental": STR,
+    "cuda_added": STR,
+    "cuda_deprecated": STR,
+    "cuda_removed": STR,
+}
+
+# ROCm versions of a header's move from the flat include path (hipblas.h) to
+# the per-library directory (hipblas/hipblas.h).
+HEADER_VERSION_FIELDS = ("dir_added", "flat_removed")
+
+# kind -> (required fields, optional fields)
+KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "rename": (
+        {"cuda": STR, "hip": STR},
+        {
+            "kind": STR,
+            "section": STR,
+            "roc": STR,
+            "roc_in": STR,
+            "library": STR,
+            "note": STR,
+            "replacement": STR,
+            **VERSION_FIELDS,
+        },
+    ),
+    "unsupported": (
+        {"cuda": STR},
+        {"kind": STR, "section": STR, "library": STR, "note": STR, "replacement": STR, "roc": STR, **VERSION_FIELDS},
+    ),
+    "header": (
+        {"cuda": STR},
+        {
+            "hip": STR,
+            "drop": BOOL,
+            "unsupported": BOOL,
+            "library": STR,
+            "roc": STR,
+            "role": STR,
+            "hip_flat": STR,
+            "roc_flat": STR,
+            "dir_added": STR,
+            "flat_removed": STR,
+            "note": STR,
+            "added": STR,
+            "older": STR,
+        },
+    ),
+    # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
+    "macro": ({"cuda": STR}, {"hip": STR, "header": STR, "added": STR, "note": STR}),
+    "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
+    "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
+    "symbol_lookup": ({"call": STR}, {"note": STR}),
+    "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
+    "code": (
+        {"code": STR, "name": STR, "severity": STR, "summary": STR},
+        {"effort": STR, "help": STR},
+    ),
+    "library_title": ({"library": STR, "title": STR}, {"target_column": STR}),
+    # an include path (or a path prefix ending in /) in ported code -> the library a build needs
+    "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR}),
+    "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
+    # version-gated call rewrites and structural lints (hipport/ruleset/lintrules.py)
+    "rewrite": (
+        {"cuda": STR, "hip": STR, "since": STR, "message": STR},
+        {
+            "older": STR,
+            "drop_argument": INT,
+            "older_arguments": STR,
+            "min_arguments": INT,
+            "mask_argument": INT,
+            "enable_define": STR,
+            "default_since": STR,
+            "library": STR,
+            "note": STR,
+        },
+    ),
+    "lint": (
+        {"code": STR, "match": STR, "message": STR},
+        {
+            "names": STR_LIST,
+            "pattern": STR,
+            "literals": STR_LIST,
+            "operators": STR_LIST,
+            "argument": INT,
+            "operand": STR,
+            "calls": STR,
+            "position": STR,
+            "subscript": STR,
+            "types": STR_LIST,
+            "text": STR,
+            "receivers": STR_LIST,
+            "device_code": BOOL,
+            "added": STR,
+            "hip": STR,
+            "fix": STR,
+            "fix_safe": BOOL,
+            "severity": STR,
+            "once": BOOL,
+            "library": STR,
+            "note": STR,
+        },
+    ),
+    # calls whose HIP counterpart takes other arguments (rules/arguments.toml, hipport/ruleset/argrules.py)
+    "argument_rewrite": (
+        {"cuda": STR},
+        {
+            "count": INT,
+            "min_count": INT,
+            "target": STR,
+            "hip": STR,
+            "arguments": STR,
+            "code": STR,
+            "message": STR,
+            "silent_values": STR_LIST,
+            "keep_name": BOOL,
+            "report": BOOL,
+            "borrow_call": STR,
+            "borrow_match": INT,
+            "borrow_argument": INT,
+            "since": STR,
+            "until": STR,
+            "library": STR,
+            "note": STR,
+        },
+    ),
+    # a member whose type differs in HIP, read through an accessor (rules/fp16.toml, hipport/engine/members.py)
+    "member_accessor": ({"receiver": STR, "member": STR, "read": STR, "code": STR, "message": STR}, {"note": STR}),
+    # build files (rules/buildfiles.toml, read by hipport/buildfiles)
+    "build_library": (
+        {"cuda": STR},
+        {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR, "note": STR},
+    ),
+    "build_package": ({"cuda": STR}, {"hip": STR, "note": STR}),
+    "build_word": ({"cuda": STR}, {"hip": STR, "note": STR}),
+    "build_flag": ({"flag": STR}, {"value": STR, "match": STR, "hip": STR, "note": STR, "nvcc_line": BOOL}),
+    "build_path": ({"cuda": STR, "hip": STR}, {"note": STR}),
+    "offload_arch": ({"name": STR}, {"added": STR, "default": BOOL, "note": STR}),
+    "build_test": ({"file": STR, "before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
+}
+
+# Top-level scalars and lists that are not arrays of rules.
+TOP_LEVEL = {
+    "schema": INT,
+    "library": STR,
+    "runtime_include": STR,
+    "runtime_api_include": STR,
+    "markers": STR_LIST,
+    "runtime_libraries": STR_LIST,
+    "patterns": STR_LIST,
+    "typedef_names": STR_LIST,
+    "cuda_root_variables": STR_LIST,
+}
+
+SEVERITIES = {"error", "warning", "info"}
+BUILD_FLAG_VALUES = ("none", "joined", "separate", "either")
+# Columns of the reference CSV that can hold the name a library's port emits.
+TARGET_COLUMNS = ("hip_name", "roc_name")
