@@ -74,7 +74,7 @@ def library_table(rules, data: Path | None = None) -> LibraryTable:
     prefixes: list[tuple[str, str]] = []
     for library in table.get("library", []):
         for header in library["headers"]:
-            if header.endswith("/"):
+            if header.endswith(("/", "_")):  # a directory, or a family of names (nvmedia_)
                 prefixes.append((header, library["name"]))
             else:
                 exact.setdefault(header, library["name"])
