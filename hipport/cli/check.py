@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _codes, _fail, _load_rules, _options, _settings
+from hipport.cli.common import (
+    _codes,
+    _fail,
+    _load_rules,
+    _options,
+    _settings,
+    config_option,
+    hip_version_option,
+    rules_option,
+)
 
 
 @click.command()
@@ -18,10 +27,10 @@ from hipport.cli.common import _codes, _fail, _load_rules, _options, _settings
     type=click.Choice(["error", "warning", "info", "never"]),
     help="Lowest severity that makes the exit status 1. Default: error (or fail-on in the config).",
 )
-@click.option("--hip-version", metavar="X.Y", help="Target HIP version. Default: newest known.")
+@hip_version_option
 @click.option("--select", multiple=True, metavar="CODES", help="Report only these codes or prefixes (comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Never report these codes or prefixes.")
-@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+@rules_option
 @click.option(
     "--baseline", type=click.Path(path_type=Path), metavar="FILE", help="Do not report findings recorded in FILE."
 )
@@ -31,12 +40,7 @@ from hipport.cli.common import _codes, _fail, _load_rules, _options, _settings
     metavar="FILE",
     help="Record every current finding in FILE and exit 0.",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.",
-)
+@config_option
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
 @click.option(
     "--mode",

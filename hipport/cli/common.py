@@ -92,3 +92,22 @@ def _print_summary(summary: dict, elapsed: float) -> None:
         f"{sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} info; {elapsed:.2f}s",
         err=True,
     )
+
+
+# Options several commands share, spelled once so their names and help stay the same everywhere.
+hip_version_option = click.option(
+    "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
+)
+rules_option = click.option(
+    "--rules",
+    "user_rules",
+    multiple=True,
+    metavar="FILE",
+    help="Extra rule file (repeatable); its rules win over the built-in ones.",
+)
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.",
+)

@@ -8,7 +8,18 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options, _parser_options, _print_findings, _print_summary, _settings
+from hipport.cli.common import (
+    _fail,
+    _load_rules,
+    _options,
+    _parser_options,
+    _print_findings,
+    _print_summary,
+    _settings,
+    config_option,
+    hip_version_option,
+    rules_option,
+)
 from hipport.cli.tree_flags import tree_options
 
 
@@ -25,9 +36,7 @@ from hipport.cli.tree_flags import tree_options
     metavar="FILE",
     help="Write the JSON migration report to FILE ('-' for stdout).",
 )
-@click.option(
-    "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
-)
+@hip_version_option
 @click.option(
     "--launch-syntax",
     type=click.Choice(["keep", "hip"]),
@@ -36,13 +45,7 @@ from hipport.cli.tree_flags import tree_options
 @click.option(
     "--roc/--no-roc", default=None, help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist."
 )
-@click.option(
-    "--rules",
-    "user_rules",
-    multiple=True,
-    metavar="FILE",
-    help="Extra rule file (repeatable); its rules win over the built-in ones.",
-)
+@rules_option
 @click.option(
     "--port-strings/--no-port-strings",
     default=None,
@@ -50,12 +53,7 @@ from hipport.cli.tree_flags import tree_options
     "Names passed to dlsym/cuGetProcAddress are never renamed.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.",
-)
+@config_option
 @click.option(
     "--mode",
     type=click.Choice(["port", "shim"]),

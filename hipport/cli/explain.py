@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules
+from hipport.cli.common import _fail, _load_rules, rules_option
 
 
 @click.command()
 @click.argument("name")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+@rules_option
 def explain(name: str, fmt: str, user_rules: tuple[str, ...]) -> None:
     """Show what hipport knows about a CUDA or HIP NAME: mapping, library, versions.
 
@@ -80,7 +80,7 @@ def rules_stats(reference: Path | None, fmt: str) -> None:
 @click.option("--kind", metavar="KIND", help="Only this kind: function, type, enum, define, ...")
 @click.option("--status", type=click.Choice(["all", "mapped", "unsupported"]), default="all", show_default=True)
 @click.option("--newer-than", metavar="X.Y", help="Only mappings whose HIP name arrived after HIP X.Y.")
-@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+@rules_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
 def rules_list(
     library: str | None, kind: str | None, status: str, newer_than: str | None, user_rules: tuple[str, ...], fmt: str

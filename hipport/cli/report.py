@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options, _settings
+from hipport.cli.common import _fail, _load_rules, _options, _settings, hip_version_option, rules_option
 
 
 @click.command()
@@ -34,16 +34,8 @@ from hipport.cli.common import _fail, _load_rules, _options, _settings
     metavar="REPORT.json",
     help="Render an existing JSON report (convert --report, report --format json) instead of analyzing.",
 )
-@click.option(
-    "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
-)
-@click.option(
-    "--rules",
-    "user_rules",
-    multiple=True,
-    metavar="FILE",
-    help="Extra rule file (repeatable); its rules win over the built-in ones.",
-)
+@hip_version_option
+@rules_option
 def report(
     paths: tuple[Path, ...],
     fmt: str,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options
+from hipport.cli.common import _fail, _load_rules, _options, rules_option
 
 
 @click.command()
@@ -32,7 +32,7 @@ from hipport.cli.common import _fail, _load_rules, _options
     help="Also define vendor-neutral names on both platforms: --prefix gpu gives gpuMalloc, gpuStream_t, ...",
 )
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if HEADER is missing or out of date.")
-@click.option("--rules", "user_rules", multiple=True, metavar="FILE", help="Extra rule file (repeatable).")
+@rules_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def shim(
     paths: tuple[Path, ...],
