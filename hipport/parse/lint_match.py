@@ -30,9 +30,22 @@ _ASM_TEXT = re.compile(rb'\s*(?:(?:volatile|__volatile__|inline|goto)\s*)*\(\s*(
 
 def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
     """True when the node at depth sits in a __global__ or __device__ function (or lambda)."""
+    head = _function_head(path, depth, source)
+    return head is not None and any(q in head for q in DEVICE_QUALIFIERS)
+
+
+def in_device_only_function(path: NodePath, depth: int, source: bytes) -> bool:
+    """In a function that runs on the device only: __global__, or __device__ without __host__
+    (a __host__ __device__ function's host-only calls sit behind #ifdef __CUDA_ARCH__ tests)."""
+    head = _function_head(path, depth, source)
+    return head is not None and (b"__global__" in head or (b"__device__" in head and b"__host__" not in head))
+
+
+def _function_head(path: NodePath, depth: int, source: bytes) -> bytes | None:
+    """The text before the declarator of the function (or lambda) the node at depth sits in."""
     found = path.nearest(FUNCTION_NODES, depth - 1)
     if found < 0:
-        return False
+        return None
     current = path.at(found)
     declarator = current.child_by_field_name("declarator")
     head_end = declarator.start_byte if declarator is not None else current.start_byte
@@ -40,7 +53,7 @@ def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
     if path.type_at(found) == "lambda_expression":
         body = current.child_by_field_name("body")
         head = source[current.start_byte : body.start_byte if body is not None else current.end_byte]
-    return any(q in head for q in DEVICE_QUALIFIERS)
+    return head
 
 
 # LiteralMatchers (with ContextReader, its base) comes first: the coordinate and handle mixins declare
@@ -190,6 +203,8 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
 
     def _name(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if site is None or site.role not in (Role.USE, Role.NAMESPACE):
+            return None
+        if rule.device_code and not in_device_only_function(path, depth, self.source):
             return None
         return LintHit(rule.index, start, end, name)
 

@@ -35,8 +35,9 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # an asm statement (keywords in NAMES) whose text matches TEXT, or any asm
     # inside device code when DEVICE_CODE is true
     "asm": (frozenset({"names", "text"}), frozenset({"device_code"})),
-    # a use of one of NAMES, or of a name matching PATTERN
-    "name": (frozenset(), frozenset({"names", "pattern"})),
+    # a use of one of NAMES, or of a name matching PATTERN; with DEVICE_CODE, only inside a
+    # __global__ or __device__ (not __host__ __device__) function
+    "name": (frozenset(), frozenset({"names", "pattern", "device_code"})),
     # one of NAMES used as a class template (texture<float, 1>)
     "template-type": (frozenset({"names"}), frozenset()),
     # one of NAMES in a preprocessor test; presence tests (#ifdef, defined())
