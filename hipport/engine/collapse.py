@@ -73,16 +73,7 @@ class _Function:
 
 def collapsing_types(rules: RuleSet, roc: bool) -> dict[str, str]:
     """CUDA type name -> HIP type name, for the HIP types more than one CUDA type becomes."""
-    return _derived(rules, roc, "collapsing", _collapsing_types)
-
-
-def _collapsing_types(rules: RuleSet, roc: bool) -> dict:
-    by_target: dict[str, set[str]] = {}
-    for rule in rules.names.values():
-        target = rule.roc if roc and rule.roc else rule.hip
-        if rule.kind == "type" and target:
-            by_target.setdefault(target, set()).add(rule.cuda)
-    return {cuda: target for target, names in by_target.items() if len(names) > 1 for cuda in names}
+    return rules.collapsing_types[roc]
 
 
 def collapsed_overloads(source: bytes, parsed: ParsedFile, rules: RuleSet, roc: bool) -> tuple[list, list]:

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hipport.ruleset.argrules import ArgumentRule
-from hipport.ruleset.build_rules import BuildRules
 from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
+
+if TYPE_CHECKING:  # `hipport check` never needs the build-file tables, nor their module
+    from hipport.ruleset.build_rules import BuildRules
+
+
+def _new_build_rules() -> BuildRules:
+    from hipport.ruleset.build_rules import BuildRules
+
+    return BuildRules()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +181,7 @@ class RuleSet:
     runtime_libraries: frozenset[str] = frozenset()
     unmapped_patterns: tuple[str, ...] = ()
     tests: list[RuleTest] = field(default_factory=list)
-    build: BuildRules = field(default_factory=BuildRules)  # CMake and Makefile tables
+    build: BuildRules = field(default_factory=_new_build_rules)  # CMake and Makefile tables
     digest: str = ""
     # derived, rebuilt by finish()
     vocabulary: frozenset[str] = frozenset()
@@ -180,6 +189,10 @@ class RuleSet:
     newest_hip: Version = (0, 0, 0)
     lint_index: LintIndex = field(default_factory=LintIndex)
     roc_type_libraries: frozenset[str] = frozenset()  # libraries with roc_in = "host" types
+    # CUDA type -> the HIP (False) or ROC (True) type it shares with another CUDA type (cudaError_t
+    # and CUresult -> hipError_t): made here, where the name rules are at hand, because a rule set
+    # read from the cache makes each name rule only when it is looked up
+    collapsing_types: dict[bool, dict[str, str]] = field(default_factory=dict)
     # is_interesting's answers by token, for the scanner (hipport.parse.scan); emptied by finish()
     scan_memo: dict[bytes, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -205,10 +218,19 @@ class RuleSet:
         )
         self.unmapped_re = self._compile_unmapped()
         self.roc_type_libraries = frozenset(r.library for r in self.names.values() if r.roc_in)
+        self.collapsing_types = {roc: self._collapsing(roc) for roc in (False, True)}
         versions = [parse_version(v) for r in self.names.values() for v in (r.added, r.deprecated, r.removed) if v]
         self.newest_hip = max(versions, default=(0, 0, 0))
         self.scan_memo = {}
         return self
+
+    def _collapsing(self, roc: bool) -> dict[str, str]:
+        by_target: dict[str, set[str]] = {}
+        for rule in self.names.values():
+            target = rule.roc if roc and rule.roc else rule.hip
+            if rule.kind == "type" and target:
+                by_target.setdefault(target, set()).add(rule.cuda)
+        return {cuda: target for target, names in by_target.items() if len(names) > 1 for cuda in names}
 
     def is_interesting(self, name: str) -> bool:
         return (
