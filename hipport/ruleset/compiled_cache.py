@@ -7,7 +7,6 @@ how its records are written and rebuilt, fast and with nothing but the rule set'
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
 import os
 import pickle
@@ -69,24 +68,6 @@ _RECORDS = (
     MemberAccessor,
 )
 _SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
-
-
-def _build_layout() -> bytes:
-    """The layout of the build-file tables' classes, by their source: importing them would cost a
-    `hipport check` more than reading it, and check never uses them (RuleSet.build is unpacked
-    when first used)."""
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "build_rules.py")
-    try:
-        with open(source, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest().encode()
-    except OSError:  # installed without its sources
-        from hipport.ruleset.build_rules import BUILD_RECORDS
-
-        return repr([(cls.__name__, cls.__slots__) for cls in BUILD_RECORDS]).encode()
-
-
-# A cache written for another layout of these classes must not be read back.
-_RECORD_LAYOUT = repr([(cls.__name__, cls.__slots__) for cls in _RECORDS]).encode() + _build_layout()
 
 
 @functools.cache

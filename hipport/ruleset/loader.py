@@ -29,7 +29,7 @@ from hipport.ruleset.model import (
 )
 from hipport.ruleset.argrules import ArgumentRule, make_argument_rule
 from hipport.ruleset.lintrules import make_lint, make_rewrite
-from hipport.ruleset.compiled_cache import _RECORD_LAYOUT, _load_cache, _store
+from hipport.ruleset.compiled_cache import _load_cache, _store
 from hipport.ruleset.schema import RuleFileError, check_shape, validate
 
 # The largest built-in rule file is under 300 KB; a user's can be far bigger, but not unbounded.
@@ -64,8 +64,8 @@ def load_rules(user_files: list[Path] | tuple[Path, ...] = (), use_cache: bool =
             blobs.append(read_rule_file(path))
         except OSError as exc:
             raise RuleFileError(str(path), 0, f"cannot read rule file: {exc.strerror}") from None
+    # The code identity covers the record classes' layout too: any edit to their modules changes it.
     digest = hashlib.sha256(code_identity().encode())
-    digest.update(_RECORD_LAYOUT)
     for (path, builtin), blob in zip(files, blobs):
         digest.update(f"{builtin}:{path.name}:{len(blob)}\0".encode())
         digest.update(blob)
