@@ -141,27 +141,26 @@ def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) ->
     units = [base / u for u in program.units]
     dirs = (base / program.directory, base)
     result.port = _build(toolchain.build_command(units, folder / "port" / binary_name, dirs))
-    if not result.port.built:
-        result.detail = f"port: {result.port.build_error}"
-        return result
-    if original is not None:
+    if original is not None:  # built and run even when the port fails: the benchmark counts the originals
         found = original_units(program, source)
         if found is None:
             result.detail = f"original: no CUDA source for {program.name} under {source}"
             return result
         odirs = (source / program.directory, source)
         result.original = _build(original.build_command(found, folder / "original" / binary_name, odirs))
-        if not result.original.built:
-            result.detail = f"original: {result.original.build_error}"
-            return result
-    if not gpu:
+    sides = [("port", result.port, base)] + ([("original", result.original, source)] if result.original else [])
+    unbuilt = [f"{name}: {side.build_error}" for name, side, _ in sides if not side.built]
+    if gpu:
+        with gate:
+            for name, side, tree in sides:
+                if side.built:
+                    _execute(side, folder / name / binary_name, tree / program.directory, run.timeout)
+    if unbuilt:
+        result.detail = "; ".join(unbuilt)
+    elif not gpu:
         result.status, result.detail = "NO-GPU", "built; no NVIDIA GPU here to run it on (nvidia-smi -L lists none)"
-        return result
-    with gate:
-        _execute(result.port, folder / "port" / binary_name, base / program.directory, run.timeout)
-        if result.original is not None:
-            _execute(result.original, folder / "original" / binary_name, source / program.directory, run.timeout)
-    _judge(result, program, base, run)
+    else:
+        _judge(result, program, base, run)
     return result
 
 
