@@ -74,7 +74,8 @@ def check_unit(toolchain, path: Path, include_dirs: tuple[Path, ...] = (), extra
     if found is not None:
         first = found.text
     else:
-        errors = [line for line in output.splitlines() if ": error" in line or "fatal error" in line]
+        # not shaped file:line: error (ptxas: "line 209; error   : Instruction 'vote' without '.sync'")
+        errors = [line for line in output.splitlines() if re.search(r"\berror\b|\bfatal\b", line)]
         first = errors[0] if errors else ""
     return CompileResult(str(path), proc.returncode == 0, first, output)
 
