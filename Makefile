@@ -18,9 +18,11 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The HIP CPU Runtime (header-only) for `verify --run`: HIPPORT_HIP_CPU, a vendored copy
 # beside the checkout, or a clone of ROCm/HIP-CPU into .hip-cpu/. It needs g++ and TBB.
 HIPCPU_PKGS := g++ libtbb-dev
+# HIP's NVIDIA headers (verify --platform nvidia): HIPPORT_HIP_PATH or the vendored copy beside the checkout.
+HIP_NVIDIA ?= $(firstword $(HIPPORT_HIP_PATH) $(wildcard ../shared/vendor/HIP-nvidia ../../shared/vendor/HIP-nvidia) .hip-nvidia)
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: demo test lint hipcc hipcpu browser clang-headers rules clean bench bench-full fuzz corpus
+.PHONY: demo test lint hipcc hipcpu browser clang-headers rules clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +66,10 @@ demo: $(STAMP) hipcc hipcpu
 	$(BIN)/hipport report --from demo-out.json
 	$(BIN)/hipport report --from demo-out.json --format html -o demo-report.html
 	$(BIN)/hipport verify demo-out
+	@if command -v nvcc >/dev/null 2>&1 && [ -d "$(HIP_NVIDIA)/include/hip" ]; then \
+	  echo "$(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA)"; \
+	  $(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA); \
+	else echo "demo: no nvcc or HIP's NVIDIA headers ($(HIP_NVIDIA)): the NVIDIA compile is skipped"; fi
 	$(BIN)/hipport verify demo-out --run --hip-cpu $(HIP_CPU) -j 2
 	@echo "demo: ported tree in demo-out/, report in demo-report.html"
 
@@ -100,6 +106,17 @@ CORPUS_INCLUDES ?= Common
 CORPUS_FLAGS ?=
 corpus: $(STAMP) hipcc
 	CORPUS="$(CORPUS)" CORPUS_INCLUDES="$(CORPUS_INCLUDES)" $(BIN)/python bench/realcode.py $(CORPUS_FLAGS)
+
+# cuda-samples on a GPU (bench/gpu_corpus.py): gpu-corpus-port ports it here (--hip-version 6.3)
+# into bench/gpu-corpus/ with copies of the samples and HIP's NVIDIA headers; on the GPU machine
+# (python3, click, nvcc; not hipport's other dependencies) `make gpu-corpus` builds every port and
+# its CUDA original with nvcc, runs both and prints how many of the originals that run the port agrees with.
+GPU_JOBS ?= 16
+gpu-corpus-port: $(STAMP)
+	$(BIN)/python bench/gpu_corpus.py port
+gpu-corpus:
+	@test -d bench/gpu-corpus/out || { echo "gpu-corpus: run 'make gpu-corpus-port' first (on the dev machine)"; exit 2; }
+	python3 bench/gpu_corpus.py run -j $(GPU_JOBS)
 
 # Fuzzing (tests/fuzz/): CI runs a few hundred examples; this runs the hypothesis tests with
 # FUZZ_EXAMPLES examples each, the 100 MB inputs, then atheris for FUZZ_SECONDS (when it installs).

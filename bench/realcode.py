@@ -79,7 +79,7 @@ def stage(corpus: Path, samples: list[str], includes: list[str], dest: Path) -> 
     return dest
 
 
-def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
+def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_column: bool = True) -> dict:
     """Convert and verify; the results: figures, conversion time and each unit's verdict."""
     version = installed_hip_version()
     out, report, verdicts_json, log = work / "out", work / "report.json", work / "verify.json", work / "verify.log"
@@ -107,6 +107,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
     if verified.returncode not in (0, 1) or not verdicts_json.is_file():
         raise HarnessError(f"hipport verify failed ({verified.returncode}): {verified.stderr.strip()[-2000:]}")
     joined = json.loads(verdicts_json.read_text(encoding="utf-8"))
+    nvidia = verify_nvidia(out, report, includes, work, jobs) if nvidia_column else None
     converted_report = json.loads(report.read_text(encoding="utf-8"))
     summary = converted_report["summary"]
     # The units the port edited: plain C++ files that compile untouched are not hipport's doing.
@@ -124,14 +125,72 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2) -> dict:
         "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
                   for u in joined["units"]},
         "verify_log": log.relative_to(REPO).as_posix() if log.is_relative_to(REPO) else str(log),
+        "nvidia": nvidia,
+        "no_helper": no_helper_subset(out, joined["units"], nvidia),
     }
+
+
+def hip_nvidia() -> Path | None:
+    """HIP's NVIDIA headers: HIPPORT_HIP_PATH, else ../shared/vendor/HIP-nvidia."""
+    if os.environ.get("HIPPORT_HIP_PATH"):
+        return Path(os.environ["HIPPORT_HIP_PATH"])
+    for parent in REPO.parents:
+        if (parent / "shared" / "vendor" / "HIP-nvidia").is_dir():
+            return parent / "shared" / "vendor" / "HIP-nvidia"
+    return None
+
+
+def verify_nvidia(out: Path, report: Path, includes: list[str], work: Path, jobs: int) -> dict | None:
+    """The same verify with nvcc against HIP's NVIDIA headers; None when nvcc or the headers are absent."""
+    headers = hip_nvidia()
+    if shutil.which("nvcc") is None or headers is None:
+        print("realcode: no nvcc or HIP's NVIDIA headers: the NVIDIA column is skipped", file=sys.stderr)
+        return None
+    verdicts, log = work / "verify-nvidia.json", work / "verify-nvidia.log"
+    args = ["verify", str(out), "--platform", "nvidia", "--hip-path", str(headers), "--report", str(report),
+            "--json", str(verdicts), "-j", str(jobs)]
+    for rel in includes:
+        args += ["-I", str(out / rel)]
+    verified = hipport(*args)
+    log.write_text(verified.stdout + verified.stderr, encoding="utf-8")
+    if verified.returncode not in (0, 1) or not verdicts.is_file():
+        raise HarnessError(f"hipport verify --platform nvidia failed ({verified.returncode}): {verified.stderr[-2000:]}")
+    joined = json.loads(verdicts.read_text(encoding="utf-8"))
+    return {"summary": joined["summary"],
+            "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
+                      for u in joined["units"]}}
+
+
+_HELPER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:helper_|Common/|\.\./)', re.M)
+
+
+def no_helper_subset(out: Path, units: list[dict], nvidia: dict | None) -> dict:
+    """The units that include no Common/ helper header (issue 22's proxy for code without one)."""
+    from hipport.verify.summary import summarize
+    from hipport.verify.join import Verdict
+
+    picked = [u for u in units if not _HELPER.search((out / u["unit"]).read_text(errors="replace"))]
+    verdicts = [Verdict(u["unit"], u["verdict"], clean=u.get("clean", False)) for u in picked]
+    result = {"amd": {k: summarize(verdicts)[k] for k in ("units", "compiled", "clean", "clean_precision")}}
+    if nvidia is not None:
+        nv = [Verdict(u["unit"], nvidia["units"][u["unit"]]["verdict"],
+                      clean=nvidia["units"][u["unit"]].get("clean", False))
+              for u in picked if u["unit"] in nvidia["units"]]
+        result["nvidia"] = {k: summarize(nv)[k] for k in ("units", "compiled", "clean", "clean_precision")}
+    return result
 
 
 def regressions(results: dict, baseline: dict) -> list[str]:
     """Units that compiled in the baseline and do not now (a unit now missing counts too)."""
-    now = results["units"]
-    return sorted(unit for unit, old in baseline.get("units", {}).items()
-                  if old.get("verdict") == "ok" and now.get(unit, {}).get("verdict") != "ok")
+    lost = []
+    for platform, now, before in (("amd", results["units"], baseline.get("units", {})),
+                                  ("nvidia", (results.get("nvidia") or {}).get("units"),
+                                   (baseline.get("nvidia") or {}).get("units", {}))):
+        if now is None:  # not measured this time (no nvcc): nothing to compare
+            continue
+        lost += [unit if platform == "amd" else f"{unit} [nvidia]" for unit, old in before.items()
+                 if old.get("verdict") == "ok" and now.get(unit, {}).get("verdict") != "ok"]
+    return sorted(lost)
 
 
 def improvements(results: dict, baseline: dict) -> list[str]:
@@ -141,7 +200,7 @@ def improvements(results: dict, baseline: dict) -> list[str]:
 
 
 def report_lines(results: dict, baseline: dict | None) -> list[str]:
-    from hipport.verify.summary import table_lines
+    from hipport.verify.summary import TITLES, table_lines
 
     s = results["summary"]
     lines = [f"corpus {results['corpus']}: HIP {results['hip_version']}, includes {' '.join(results['includes']) or '-'}",
@@ -151,6 +210,20 @@ def report_lines(results: dict, baseline: dict | None) -> list[str]:
     if s["port_fault_errors"]:
         lines.append("commonest first errors of the port faults (hipport bugs):")
         lines += [f"  {row['units']:4}  {row['error']}" for row in s["port_fault_errors"]]
+    nvidia = results.get("nvidia")
+    if nvidia is not None:
+        n = nvidia["summary"]
+        lines.append(f"{'class':28} {'AMD':>5} {'NVIDIA':>7}")
+        for c, title in TITLES.items():
+            lines.append(f"{title:28} {s['by_class'][c]:5} {n['by_class'][c]:7}")
+        lines.append(f"NVIDIA (nvcc, HIP's NVIDIA headers): {n['compiled']} / {n['units']} compile, "
+                     f"clean-verdict precision {n['clean_precision']}%")
+        if n["port_fault_errors"]:
+            lines.append("commonest first errors of the NVIDIA port faults:")
+            lines += [f"  {row['units']:4}  {row['error']}" for row in n["port_fault_errors"]]
+    for platform, sub in (results.get("no_helper") or {}).items():
+        lines.append(f"units with no Common/ helper include ({platform}): {sub['compiled']} / {sub['units']} "
+                     f"compile, clean-verdict precision {sub['clean_precision']}% of {sub['clean']}")
     if baseline is not None:
         b = baseline["summary"]
         lines.append(f"baseline: {b['compiled']} / {b['units']} compiled, clean-verdict precision "
@@ -177,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-baseline", action="store_true", help="write the results as the new baseline")
     parser.add_argument("--allow-regressions", action="store_true", help="exit 0 even when units regressed")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-nvidia", action="store_true", help="skip the NVIDIA column (nvcc is slower)")
     args = parser.parse_args(argv)
     corpus = Path(args.corpus) if args.corpus else default_corpus()
     if corpus is None or not corpus.is_dir():
@@ -190,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.samples is not None:
             samples = [s.strip() for s in args.samples.read_text().splitlines() if s.strip() and not s.startswith("#")]
             tree = stage(corpus, samples, includes, args.work / "staged" / corpus.name)
-        results = run(tree, includes, args.work, args.jobs)
+        results = run(tree, includes, args.work, args.jobs, nvidia_column=not args.no_nvidia)
         results["samples"] = args.samples.name if args.samples is not None else None
     except HarnessError as exc:
         print(f"realcode: {exc}", file=sys.stderr)

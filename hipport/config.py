@@ -24,6 +24,7 @@ KEYS = {
     "rules": list,
     "baseline": str,
     "hip-cpu": str,
+    "hip-path": str,
 }
 
 
@@ -45,6 +46,7 @@ class Config:
     rules: tuple[Path, ...] = ()
     baseline: Path | None = None
     hip_cpu: Path | None = None  # the HIP CPU Runtime checkout, for verify --run
+    hip_path: Path | None = None  # HIP headers for verify (HIP's NVIDIA headers with --platform nvidia)
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -107,6 +109,7 @@ def load_config(path: Path | None) -> Config:
         rules=tuple(base / r for r in table.get("rules", [])),
         baseline=base / table["baseline"] if "baseline" in table else None,
         hip_cpu=base / table["hip-cpu"] if "hip-cpu" in table else None,
+        hip_path=base / table["hip-path"] if "hip-path" in table else None,
     )
 
 

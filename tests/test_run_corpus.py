@@ -20,6 +20,7 @@ from hipport.cli import main
 from hipport.options import Options
 from hipport.run.execute import RunSettings, run_tree
 from hipport.run.runtime import find_toolchain
+from hipport.toolchain import ToolSettings
 from hipport.versions import parse_version
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,7 +63,7 @@ def _port(rules, tmp: Path, names: list[str], fix_warp_size: bool) -> Path:
 def outcomes(rules, tmp_path_factory):
     """Status per (program, ported with --fix-warp-size): two runs of the corpus, built two at a time."""
     toolchain = find_toolchain(RUNTIME)
-    settings = RunSettings(timeout=60, jobs=2)
+    settings = RunSettings(timeout=60, tools=ToolSettings(jobs=2))
     plain = _port(rules, tmp_path_factory.mktemp("plain"), PROGRAMS, False)
     fixed = _port(rules, tmp_path_factory.mktemp("fixed"), sorted(RELIES_ON_32), True)
     found = {}

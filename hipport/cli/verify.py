@@ -11,8 +11,25 @@ from hipport.cli.common import _fail, _load_rules
 
 
 @click.command()
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--offload-arch", default="gfx90a", show_default=True, help="AMD GPU target to compile for.")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--platform",
+    type=click.Choice(["amd", "nvidia"]),
+    default="amd",
+    show_default=True,
+    help="amd: hipcc (HIP_PLATFORM=amd; --run: the HIP CPU Runtime). nvidia: nvcc with HIP's NVIDIA "
+    "headers (--hip-path; --run: on the GPU).",
+)
+@click.option(
+    "--hip-path",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="HIP headers (DIR or DIR/include holding hip/hip_runtime.h): put before hipcc's own on AMD, "
+    "HIP's NVIDIA headers with --platform nvidia. Default: HIPPORT_HIP_PATH, then [tool.hipport] hip-path.",
+)
+@click.option(
+    "--offload-arch", metavar="ARCH", help="GPU target to compile for. Default: gfx90a (amd), sm_90 (nvidia)."
+)
 @click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Extra include directory.")
 @click.option("-D", "defines", multiple=True, help="Extra preprocessor define.")
 @click.option(
@@ -35,7 +52,7 @@ from hipport.cli.common import _fail, _load_rules
 @click.option(
     "--report",
     "report_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False, path_type=Path),
     metavar="FILE",
     help="The JSON report 'hipport convert --report' wrote for PATH: each failure is "
     "joined to the finding that predicted it, or flagged as a hipport bug.",
@@ -45,15 +62,17 @@ from hipport.cli.common import _fail, _load_rules
     "json_path",
     type=click.Path(dir_okay=False, path_type=Path),
     metavar="FILE",
-    help="With --report: also write every unit's verdict and the figures as JSON to FILE.",
+    help="With --report: also write every unit's verdict and the figures as JSON to FILE; with --run, "
+    "every program's result.",
 )
 @click.option(
     "--run",
     "run_programs",
     is_flag=True,
-    help="Build each program (a unit with a main) against the HIP CPU Runtime and run it on "
-    "64-lane wavefronts: PASS/FAIL on its exit status, NO-RUNTIME when it needs a library "
-    "the runtime lacks.",
+    help="Build each program (a unit with a main) and run it: on AMD against the HIP CPU Runtime, on "
+    "64-lane wavefronts (NO-RUNTIME when it needs a library the runtime lacks); on NVIDIA with nvcc, on "
+    "the GPU (NO-GPU without one). PASS/FAIL is the exit status only: a program that checks itself and "
+    "exits 0 either way needs --compare or --compare-original.",
 )
 @click.option(
     "--hip-cpu",
@@ -77,6 +96,18 @@ from hipport.cli.common import _fail, _load_rules
     "original on a GPU machine or 'cat expected/{stem}.txt'.",
 )
 @click.option(
+    "--compare-original",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="SRC",
+    help="With --run --platform nvidia: also build the CUDA original of each program from SRC (the tree "
+    "the port came from) with plain nvcc, run both, compare exit status and output: AGREE or DIFFER.",
+)
+@click.option(
+    "--ignore-lines",
+    metavar="REGEX",
+    help="With --compare or --compare-original: output lines this regular expression finds are not compared (timings).",
+)
+@click.option(
     "--tolerance",
     type=click.FloatRange(min=0),
     default=1e-5,
@@ -85,28 +116,14 @@ from hipport.cli.common import _fail, _load_rules
     help="With --compare: relative tolerance for numbers.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="With --run: say what the run step bridged.")
-def verify(
-    path: Path,
-    offload_arch: str,
-    include_dirs: tuple[Path, ...],
-    defines: tuple[str, ...],
-    compile_commands: Path | None = None,
-    jobs: int = 1,
-    run_programs: bool = False,
-    hip_cpu: Path | None = None,
-    timeout: float = 60,
-    compare: str | None = None,
-    tolerance: float = 1e-5,
-    verbose: bool = False,
-    report_path: Path | None = None,
-    json_path: Path | None = None,
-) -> None:
-    """Compile ported sources under PATH with hipcc -fsyntax-only (no GPU needed).
+def verify(path: Path, **flags) -> None:
+    """Compile ported sources under PATH (no GPU needed): with hipcc -fsyntax-only (AMD, the
+    default) or with nvcc against HIP's NVIDIA headers (--platform nvidia).
 
     Prints OK, FAIL (with the first error) or NO-LIB (a ROCm library header that
     is not installed here) for each translation unit. Exits 1 if any failed.
-    HIP_PLATFORM=amd is forced, so an installed nvcc is never used. A .cu file
-    that another file #includes is a header, not a unit.
+    HIP_PLATFORM=amd is forced on AMD, so an installed nvcc is never used there. A
+    .cu file that another file #includes is a header, not a unit.
 
     With --report, each failure is explained instead: EXPECTED or SEMANTIC (the
     finding that predicted it, and where), NO-LIB, NO-INC (a project header the
@@ -116,25 +133,37 @@ def verify(
     project headers have no error or warning finding, the share that compile or
     lack only a library.
 
-    With --run, builds and runs the ported programs instead, on the CPU (see --run).
+    With --run, builds and runs the ported programs instead (see --run).
     """
-    if run_programs:
-        _verify_run(path, hip_cpu, compile_commands, jobs, timeout, compare, tolerance, verbose)
-    from hipport.verify import INSTALL_HINT, check_units, find_hipcc, library_headers, status, translation_units
+    from hipport.cli.verify_setup import run_settings, tool_settings
 
-    hipcc = find_hipcc()
-    if hipcc is None:
-        _fail(INSTALL_HINT)
-    entries = None
-    if compile_commands is not None:
-        from hipport.parse.compdb import CompileDatabaseError, load
+    if not path.exists():
+        _fail(f"{path}: no such file or directory")
+    report_path = flags["report_path"]
+    if report_path is not None and not report_path.is_file():
+        _fail(f"{report_path}: no such file or directory")
+    tools, config = tool_settings(path, flags)
+    if flags["run_programs"]:
+        from hipport.run.command import verify_run
 
-        try:
-            entries = load(compile_commands)
-        except CompileDatabaseError as exc:
-            _fail(str(exc))
+        settings = run_settings(tools, flags)
+        sys.exit(
+            verify_run(path, settings, config.hip_cpu, lambda: _load_rules(()), flags["verbose"], flags["json_path"])
+        )
+    sys.exit(_compile(path, tools, report_path, flags["json_path"]))
+
+
+def _compile(path: Path, tools, report_path: Path | None, json_path: Path | None) -> int:
+    from hipport.cli.verify_setup import say_headers
+    from hipport.toolchain import ToolchainError, make_toolchain
+    from hipport.verify import check_units, library_headers, status, translation_units
+
+    try:
+        toolchain = make_toolchain(tools)
+    except ToolchainError as exc:
+        _fail(str(exc))
     if json_path is not None and report_path is None:
-        raise click.UsageError("--json needs --report")
+        raise click.UsageError("--json needs --report (or --run)")
     report = None
     if report_path is not None:
         from hipport.verify.join import Report, ReportError
@@ -143,18 +172,18 @@ def verify(
             report = Report.load(report_path)
         except ReportError as exc:
             _fail(str(exc))
+    say_headers(toolchain, report_path)
     rules = _load_rules(())
     rocm_headers = library_headers(rules)
-    units = translation_units(path, tuple(include_dirs))
-    include_dirs = tuple(include_dirs) + tuple(sorted({u.parent for u in units}))
-    counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
-    results = check_units(units, offload_arch, include_dirs, defines, hipcc, entries, jobs)
+    units = translation_units(path, tools.include_dirs)
+    include_dirs = tuple(tools.include_dirs) + tuple(sorted({u.parent for u in units}))
+    results = check_units(units, toolchain, tuple(sorted({u.parent for u in units})), tools.jobs)
     if report is not None:
         from hipport.cli.verify_join import joined
 
         assert report_path is not None  # the report was read from it
-
-        sys.exit(joined(path, units, results, report, report_path, rules, include_dirs, json_path))
+        return joined(path, units, results, report, report_path, rules, include_dirs, json_path)
+    counts = {"OK": 0, "FAIL": 0, "NO-LIB": 0}
     for unit, result in zip(units, results):
         state, detail = status(result, rocm_headers)
         counts[state] += 1
@@ -163,35 +192,4 @@ def verify(
         f"hipport verify: {counts['OK']} ok, {counts['FAIL']} failed, "
         f"{counts['NO-LIB']} need a ROCm library that is not installed"
     )
-    if counts["FAIL"]:
-        sys.exit(1)
-
-
-def _verify_run(
-    path: Path,
-    hip_cpu: Path | None,
-    compile_commands: Path | None,
-    jobs: int,
-    timeout: float,
-    compare: str | None,
-    tolerance: float,
-    verbose: bool,
-) -> None:
-    from hipport.config import ConfigError, find_config, load_config
-    from hipport.run.command import verify_run
-    from hipport.run.execute import RunSettings
-
-    try:
-        configured = load_config(find_config()).hip_cpu
-    except ConfigError as exc:
-        _fail(str(exc))
-    database = None
-    if compile_commands is not None:
-        from hipport.parse.compdb import CompileDatabaseError, load
-
-        try:
-            database = load(compile_commands)
-        except CompileDatabaseError as exc:
-            _fail(str(exc))
-    settings = RunSettings(timeout=timeout, compare=compare, rel_tol=tolerance, jobs=jobs, database=database)
-    sys.exit(verify_run(path, hip_cpu, configured, settings, _load_rules(()), verbose))
+    return 1 if counts["FAIL"] else 0

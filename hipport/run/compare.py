@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+from pathlib import Path
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)", re.I)
 _TOKEN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|(?i:[-+]?(?:inf|nan))\b|[^\s\d+\-.]+|\S")
@@ -26,8 +28,16 @@ def _close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
     return a == b or abs(a - b) <= max(abs_tol, rel_tol * max(abs(a), abs(b)))
 
 
-def difference(actual: str, reference: str, rel_tol: float = 1e-5, abs_tol: float = 1e-8) -> str | None:
-    """None when the outputs agree; otherwise where they first differ, in one line."""
+def difference(
+    actual: str, reference: str, rel_tol: float = 1e-5, abs_tol: float = 1e-8, ignore: str | None = None
+) -> str | None:
+    """None when the outputs agree; otherwise where they first differ, in one line. Lines that
+    the regular expression ignore finds (timings, say) are left out on both sides."""
+    if ignore:
+        pattern = re.compile(ignore)
+        actual, reference = (
+            "\n".join(line for line in text.splitlines() if not pattern.search(line)) for text in (actual, reference)
+        )
     mine, theirs = _tokens(actual), _tokens(reference)
     for index, (a, b) in enumerate(zip(mine, theirs)):
         if a == b:
@@ -38,3 +48,23 @@ def difference(actual: str, reference: str, rel_tol: float = 1e-5, abs_tol: floa
     if len(mine) != len(theirs):
         return f"{len(mine)} tokens where the reference has {len(theirs)}"
     return None
+
+
+def compare_with_reference(program, root: Path, output: str, settings) -> str | None:
+    """Run --compare's reference command for program; None when output agrees with it, else why not."""
+    assert settings.compare is not None
+    main = program.units[0]
+    base = root if root.is_dir() else root.parent
+    command = settings.compare.format(
+        name=program.name, stem=main.name.split(".")[0], dir=(base / program.directory).as_posix()
+    )
+    try:
+        ref = subprocess.run(
+            command, shell=True, capture_output=True, text=True, errors="replace", timeout=settings.timeout
+        )
+    except subprocess.TimeoutExpired:
+        return f"the reference command ran over {settings.timeout:g} s: {command}"
+    if ref.returncode != 0:
+        return f"the reference command failed (exit status {ref.returncode}): {command}"
+    found = difference(output, ref.stdout, settings.rel_tol, settings.abs_tol, settings.ignore)
+    return f"output differs from the reference: {found}" if found else None

@@ -16,28 +16,20 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hipport.run.bridge import bridge_source
-from hipport.run.compare import difference
+from hipport.run.compare import compare_with_reference
 from hipport.run.programs import Program, find_programs
-from hipport.run.runtime import Toolchain, precompiled_prelude, runtime_headers
+from hipport.run.runtime import precompiled_prelude, runtime_headers
+from hipport.run.settings import RunSettings, relocate
+from hipport.toolchain.compilers import HipCpu
 
 BRIDGED_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"})
 BUILD_TIMEOUT = 600
 TAIL_LINES = 8
 _MISSING = re.compile(r"fatal error: ([^:\s]+): No such file")
-
-
-@dataclass
-class RunSettings:
-    timeout: float = 60.0  # seconds each program may run
-    compare: str | None = None  # reference command; {name}, {stem} and {dir} are filled in
-    rel_tol: float = 1e-5
-    abs_tol: float = 1e-8
-    jobs: int = 1
-    database: dict | None = None  # compile_commands.json entries (verify -p): macros and include paths
 
 
 @dataclass
@@ -53,7 +45,7 @@ class RunResult:
 
 def run_tree(
     root: Path,
-    toolchain: Toolchain,
+    toolchain: HipCpu,
     rules,
     options,
     settings: RunSettings,
@@ -66,10 +58,13 @@ def run_tree(
     with _scratch() as scratch:
         copy = scratch / "tree"
         notes, missing = _bridged_copy(root, copy, rules, options, runtime_headers(toolchain))
-        prelude = precompiled_prelude(toolchain)
+        # -I directories inside the port point into the bridged copy; the settings are the run's
+        base = root if root.is_dir() else root.parent
+        tools = replace(settings.tools, include_dirs=relocate(settings.tools.include_dirs, base, copy), database=None)
+        toolchain = replace(toolchain, settings=tools, prelude=precompiled_prelude(toolchain))
 
         def one(program: Program) -> RunResult:
-            result = _run_one(program, root, copy, scratch, toolchain, prelude, settings, notes, missing)
+            result = _run_one(program, root, copy, scratch, toolchain, settings, notes, missing)
             if on_result is not None:
                 on_result(result)
             return result
@@ -118,8 +113,7 @@ def _run_one(
     root: Path,
     copy: Path,
     scratch: Path,
-    toolchain: Toolchain,
-    prelude: Path,
+    toolchain: HipCpu,
     settings: RunSettings,
     notes: dict,
     missing: dict,
@@ -132,9 +126,9 @@ def _run_one(
     binary = scratch / "bin" / re.sub(r"[^\w.-]", "_", program.name)
     binary.parent.mkdir(parents=True, exist_ok=True)
     include_dirs = (copy / program.directory, copy)
-    cmd = toolchain.compile_command([copy / u for u in program.units], binary, include_dirs, prelude)
-    if settings.database:
-        cmd[1:1] = _database_flags(program, root, copy, settings.database)
+    cmd = list(toolchain.build_command([copy / u for u in program.units], binary, include_dirs).argv)
+    if settings.tools.database:
+        cmd[1:1] = _database_flags(program, root, copy, settings.tools.database)
     started = time.perf_counter()
     try:
         build = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=BUILD_TIMEOUT)
@@ -183,25 +177,10 @@ def _run_one(
 
 
 def _compare(program: Program, root: Path, output: str, settings: RunSettings) -> str | None:
-    assert settings.compare is not None
-    main = program.units[0]
-    base = root if root.is_dir() else root.parent
-    command = settings.compare.format(
-        name=program.name, stem=main.name.split(".")[0], dir=(base / program.directory).as_posix()
-    )
-    try:
-        ref = subprocess.run(
-            command, shell=True, capture_output=True, text=True, errors="replace", timeout=settings.timeout
-        )
-    except subprocess.TimeoutExpired:
-        return f"the reference command ran over {settings.timeout:g} s: {command}"
-    if ref.returncode != 0:
-        return f"the reference command failed (exit status {ref.returncode}): {command}"
-    found = difference(output, ref.stdout, settings.rel_tol, settings.abs_tol)
-    return f"output differs from the reference: {found}" if found else None
+    return compare_with_reference(program, root, output, settings)
 
 
-def _database_flags(program: Program, root: Path, copy: Path, entries: dict) -> list[str]:
+def _database_flags(program: Program, root: Path, copy: Path, entries) -> list[str]:
     """The macros a compile database gives the program's units, and its include paths inside the port.
 
     Include paths outside the ported tree stay out: they may hold the unported CUDA headers.

@@ -13,9 +13,10 @@ import hashlib
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
+from hipport.toolchain import ToolSettings
+from hipport.toolchain.compilers import CPU_CXXFLAGS, HipCpu
 from hipport.tree.cache import cache_root
 
 ENV_VAR = "HIPPORT_HIP_CPU"
@@ -25,31 +26,11 @@ CLONE_HINT = (
     "clone it with 'git clone https://github.com/ROCm/HIP-CPU' and pass --hip-cpu DIR, "
     f"set {ENV_VAR}, or set hip-cpu in [tool.hipport]"
 )
-# -O1 builds fastest overall with the runtime's templates (measured: -O0 runs kernels
-# several times slower for about the same compile time, -O2 compiles slower).
-CXXFLAGS = ("-std=c++17", "-O1", "-w")
-LIBS = ("-ltbb", "-lpthread")
+CXXFLAGS = CPU_CXXFLAGS
 
 
 class RunSetupError(Exception):
     """The runtime or the compiler is missing: one line for the user."""
-
-
-@dataclass(frozen=True)
-class Toolchain:
-    runtime: Path  # the runtime's checkout (holding include/hip/hip_runtime.h)
-    cxx: str
-
-    @property
-    def include_dirs(self) -> tuple[Path, ...]:
-        return (BRIDGE_INCLUDE, self.runtime / "include")
-
-    def compile_command(
-        self, units: list[Path], output: Path, include_dirs: tuple[Path, ...], prelude: Path
-    ) -> list[str]:
-        cmd = [self.cxx, *CXXFLAGS, "-x", "c++", "-include", str(prelude)]
-        cmd += [f"-I{d}" for d in (*include_dirs, *self.include_dirs)]
-        return cmd + [str(u) for u in units] + ["-x", "none", "-o", str(output), *LIBS]
 
 
 def find_runtime(option: Path | None, configured: Path | None) -> Path:
@@ -68,14 +49,15 @@ def find_runtime(option: Path | None, configured: Path | None) -> Path:
     raise RunSetupError(f"the HIP CPU Runtime is needed to run ported programs: {CLONE_HINT}")
 
 
-def find_toolchain(runtime: Path) -> Toolchain:
+def find_toolchain(runtime: Path, settings: ToolSettings | None = None) -> HipCpu:
+    """g++ with the runtime (and the bridge's headers), from the one settings object verify built."""
     cxx = os.environ.get("CXX") or shutil.which("g++")
     if not cxx:
         raise RunSetupError("g++ not found; on Debian/Ubuntu: apt-get install -y g++ libtbb-dev")
-    return Toolchain(runtime.resolve(), cxx)
+    return HipCpu(settings or ToolSettings(), runtime.resolve(), cxx, BRIDGE_INCLUDE)
 
 
-def precompiled_prelude(toolchain: Toolchain, directory: Path | None = None) -> Path:
+def precompiled_prelude(toolchain: HipCpu, directory: Path | None = None) -> Path:
     """The prelude, precompiled: each program then skips parsing the runtime's headers (about 40% of a build).
 
     Kept in hipport's cache, keyed on the compiler, flags, prelude and runtime
@@ -89,7 +71,8 @@ def precompiled_prelude(toolchain: Toolchain, directory: Path | None = None) -> 
         for p in root.rglob("*")
         if p.is_file()
     )
-    salt = f"{toolchain}|{CXXFLAGS}|{PRELUDE.read_bytes()!r}|{headers}|{_compiler_version(toolchain.cxx)}"
+    salt = f"{toolchain.runtime}|{toolchain.cxx}|{CXXFLAGS}|{PRELUDE.read_bytes()!r}|{headers}"
+    salt += f"|{_compiler_version(toolchain.cxx)}"
     key = hashlib.sha256(salt.encode()).hexdigest()[:16]
     header = directory / f"prelude-{key}.h"
     if Path(str(header) + ".gch").is_file():
@@ -123,7 +106,7 @@ def _compiler_version(cxx: str) -> str:
         return ""
 
 
-def runtime_headers(toolchain: Toolchain) -> frozenset[str]:
+def runtime_headers(toolchain: HipCpu) -> frozenset[str]:
     """Every header the runtime and the bridge provide, as #include spells it (hip/hip_runtime.h)."""
     found: set[str] = set()
     for root in toolchain.include_dirs:

@@ -5,20 +5,24 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-INSTALL_HINT = (
-    "hipcc not found; on Debian/Ubuntu install it with 'apt-get install -y "
-    "hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev'"
-)
+from hipport.toolchain import ToolSettings
+from hipport.toolchain import database_flags as database_flags  # run/execute.py reads it here
+from hipport.toolchain.compilers import HIPCC_HINT, Hipcc
+
+INSTALL_HINT = HIPCC_HINT
 COMPILED_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx"})
 HEADER_OR_SOURCE = COMPILED_SUFFIXES | {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".c"}
 
 
-MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
+# clang's, gcc's (nvcc preprocesses with it) and nvcc's front end's spelling of a missing header
+MISSING_HEADER = re.compile(
+    r"fatal error: (?:'(?P<clang>[^']+)' file not found|(?P<gcc>[^:\s]+): No such file or directory)"
+    r"|cannot open source file \"(?P<edg>[^\"]+)\""
+)
 
 
 @dataclass
@@ -32,7 +36,7 @@ class CompileResult:
     def missing_header(self) -> str | None:
         """The header a failed compile could not find, if that was the failure."""
         m = MISSING_HEADER.search(self.first_error)
-        return m.group(1) if m else None
+        return (m.group("clang") or m.group("gcc") or m.group("edg")) if m else None
 
 
 def find_hipcc() -> str | None:
@@ -47,21 +51,33 @@ def compile_check(
     hipcc: str | None = None,
     extra_flags: tuple[str, ...] = (),
 ) -> CompileResult:
-    """Run `hipcc -x hip -fsyntax-only` on one file, forcing the AMD platform.
-
-    nvcc is installed beside hipcc on these machines and hipcc would pick it
-    without HIP_PLATFORM=amd.
-    """
+    """Run `hipcc -x hip -fsyntax-only` on one file, forcing the AMD platform (the API the tests use;
+    verify itself goes through a toolchain and check_unit)."""
     hipcc = hipcc or find_hipcc()
     if hipcc is None:
         raise FileNotFoundError(INSTALL_HINT)
-    env = dict(os.environ, HIP_PLATFORM="amd")
-    cmd = [hipcc, "-x", "hip", f"--offload-arch={offload_arch}", "-fsyntax-only", "-Wno-unused-command-line-argument"]
-    cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines] + list(extra_flags) + [str(path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    settings = ToolSettings(offload_arch=offload_arch, include_dirs=tuple(include_dirs), defines=tuple(defines))
+    return check_unit(Hipcc(settings, hipcc), path, extra_flags=tuple(extra_flags))
+
+
+def check_unit(toolchain, path: Path, include_dirs: tuple[Path, ...] = (), extra_flags: tuple[str, ...] = ()):
+    """Compile one unit with the toolchain's compile-check command; the first error, clang's or nvcc's."""
+    from hipport.verify.diag import first_error
+
+    command = toolchain.check_command(path, include_dirs)
+    if extra_flags:
+        argv = command.argv
+        command = type(command)((*argv[:-1], *extra_flags, argv[-1]), command.env)
+    proc = command.run()
     output = proc.stdout + proc.stderr
-    errors = [line for line in output.splitlines() if ": error:" in line or "fatal error" in line]
-    return CompileResult(str(path), proc.returncode == 0, errors[0] if errors else "", output)
+    found = first_error(output)
+    if found is not None:
+        first = found.text
+    else:
+        # not shaped file:line: error (ptxas: "line 209; error   : Instruction 'vote' without '.sync'")
+        errors = [line for line in output.splitlines() if re.search(r"\berror\b|\bfatal\b", line)]
+        first = errors[0] if errors else ""
+    return CompileResult(str(path), proc.returncode == 0, first, output)
 
 
 def compile_bytes(source: bytes, name: str = "snippet.hip", **kwargs) -> CompileResult:
@@ -108,51 +124,16 @@ def status(result: CompileResult, rocm_headers: frozenset[str]) -> tuple[str, st
     return "FAIL", result.first_error
 
 
-def database_flags(unit: Path, entries: dict) -> tuple[str, ...]:
-    """The include paths, macros and standard a compile database gives a ported unit.
-
-    The database may come from the ported build (same paths) or from the CUDA
-    build (src/a.cu for a port at out/src/a.hip): then the entry whose path
-    shares the longest tail with the unit, suffixes aside, is the one.
-    """
-    unit = unit.resolve()
-    entry = entries.get(unit)
-    if entry is None:
-
-        def tail(path: Path) -> int:
-            a, b = _stem_parts(path), _stem_parts(unit)
-            n = 0
-            while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
-                n += 1
-            return n
-
-        best = max(entries, key=tail, default=None)
-        entry = entries[best] if best is not None and tail(best) > 0 else None
-    return entry.flags if entry is not None else ()
-
-
-def _stem_parts(path: Path) -> tuple[str, ...]:
-    name = path.name.split(".")[0]
-    return (*path.parent.parts, name)
-
-
 def check_units(
-    units: list[Path],
-    offload_arch: str,
-    include_dirs: tuple[Path, ...],
-    defines: tuple[str, ...],
-    hipcc: str,
-    entries: dict | None = None,
-    jobs: int = 1,
+    units: list[Path], toolchain, include_dirs: tuple[Path, ...] = (), jobs: int = 1
 ) -> list[CompileResult]:
-    """Compile every unit, jobs at a time; results in the order of units."""
+    """Compile every unit with the toolchain, jobs at a time; results in the order of units."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(unit: Path) -> CompileResult:
-        flags = database_flags(unit, entries) if entries else ()
-        return compile_check(unit, offload_arch, include_dirs, defines, hipcc=hipcc, extra_flags=flags)
+        return check_unit(toolchain, unit, include_dirs)
 
     if jobs <= 1:
         return [one(u) for u in units]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:  # hipcc does the work; threads only wait
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # the compiler does the work; threads only wait
         return list(pool.map(one, units))

@@ -5,6 +5,12 @@ hipcc is clang, so a failure prints `file:line:col: error: message`, preceded by
 (`note: expanded from macro 'X'`, `note: candidate function`). The locations of that whole
 block are where a finding may predict the error: the error's own line, a macro's
 definition it expanded from, or the #include line in the translation unit that led there.
+
+nvcc prints its front end's errors as `file(line): error: message` (no column; names in double
+quotes: `identifier "hipFoo" is undefined`), followed by the source line, a caret and, in a
+template, `detected during instantiation of ... at line N of file`; its preprocessor is gcc's,
+whose missing header is `file:line:col: fatal error: x.h: No such file or directory`, after
+gcc's own `In file included from file:line,` chain.
 """
 
 from __future__ import annotations
@@ -16,10 +22,19 @@ _DIAGNOSTIC = re.compile(
     r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>fatal error|error|warning|note): "
     r"(?P<message>.*)$"
 )
+_NVCC_DIAGNOSTIC = re.compile(
+    r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<level>catastrophic error|error|warning(?: #\d+-D)?|remark): "
+    r"(?P<message>.*)$"
+)
+_INSTANTIATED_AT = re.compile(r"\bat line (?P<line>\d+) of (?P<file>.+?)\s*$")
+_DOUBLE_QUOTED = re.compile(r'"([^"]+)"')
 _INCLUDED_FROM = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+)[:,]?$")
 _QUOTED = re.compile(r"'([^']+)'")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MISSING_HEADER = re.compile(r"^'(?P<header>[^']+)' file not found$")
+_MISSING_HEADER = re.compile(
+    r"^(?:'(?P<clang>[^']+)' file not found|(?P<gcc>[^:\s]+): No such file or directory"
+    r'|cannot open source file "(?P<edg>[^"]+)")$'
+)
 # Details a kind of error can drop: a suggestion, the other operand of a candidate set, numbers.
 _SUGGESTION = re.compile(r"; did you mean '[^']*'\?$")
 _NUMBER = re.compile(r"\b\d+\b")
@@ -42,13 +57,16 @@ class FirstError:
     text: str  # the error line as the compiler printed it
     locations: tuple[Location, ...]
     chain: tuple[Location, ...] = ()  # the #include lines that led to the error's file, outermost first
+    nvcc: bool = False  # nvcc's front end's format: names in double quotes
 
     @property
     def missing_header(self) -> str | None:
         m = _MISSING_HEADER.match(self.message)
-        return m.group("header") if m else None
+        return (m.group("clang") or m.group("gcc") or m.group("edg")) if m else None
 
     def names(self) -> frozenset[str]:
+        if self.nvcc:
+            return frozenset(w for q in _DOUBLE_QUOTED.findall(self.message) for w in _IDENTIFIER.findall(q))
         return quoted_names(self.message)
 
 
@@ -70,6 +88,9 @@ def first_error(output: str) -> FirstError | None:
             continue
         m = _DIAGNOSTIC.match(line)
         if m is None:
+            nvcc = _NVCC_DIAGNOSTIC.match(line)
+            if nvcc is not None and nvcc.group("level") in ("error", "catastrophic error"):
+                return _nvcc_error(nvcc, lines[i + 1 :], tuple(chain))
             continue
         if m.group("level") not in ("error", "fatal error"):
             chain = []
@@ -85,6 +106,19 @@ def first_error(output: str) -> FirstError | None:
             tuple(chain),
         )
     return None
+
+
+def _nvcc_error(m: re.Match, rest: list[str], chain: tuple[Location, ...]) -> FirstError:
+    """nvcc's error: its own line and the instantiation lines that follow, up to the next diagnostic."""
+    here = Location(m.group("file"), int(m.group("line")))
+    found = [here]
+    for line in rest:
+        if _NVCC_DIAGNOSTIC.match(line) or _DIAGNOSTIC.match(line):
+            break
+        at = _INSTANTIATED_AT.search(line)
+        if at is not None:
+            found.append(Location(at.group("file"), int(at.group("line"))))
+    return FirstError(here.file, here.line, 1, m.group("message"), m.group(0), (*found, *chain), chain, nvcc=True)
 
 
 def _notes(rest: list[str]) -> list[Location]:

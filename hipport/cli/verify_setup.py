@@ -1,0 +1,86 @@
+"""`hipport verify`'s settings, read once: flags, [tool.hipport] and the environment -> ToolSettings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hipport.cli.common import _fail
+
+
+def tool_settings(path: Path, flags: dict):
+    """The one settings object compile checks and runs share, and the config it was read with."""
+    from hipport.config import ConfigError, find_config, load_config
+    from hipport.toolchain import ToolchainError, ToolSettings, resolve_hip_path
+
+    try:
+        config = load_config(find_config())
+    except ConfigError as exc:
+        _fail(str(exc))
+    try:
+        hip_path = resolve_hip_path(flags["hip_path"], config.hip_path)
+    except ToolchainError as exc:
+        _fail(str(exc))
+    database = None
+    if flags["compile_commands"] is not None:
+        from hipport.parse.compdb import CompileDatabaseError, load
+
+        try:
+            database = load(flags["compile_commands"])
+        except CompileDatabaseError as exc:
+            _fail(str(exc))
+    if flags["compare_original"] is not None and not (flags["run_programs"] and flags["platform"] == "nvidia"):
+        raise click.UsageError("--compare-original needs --run --platform nvidia")
+    settings = ToolSettings(
+        platform=flags["platform"],
+        hip_path=hip_path,
+        include_dirs=tuple(Path(d) for d in flags["include_dirs"]),
+        defines=tuple(flags["defines"]),
+        database=database,
+        offload_arch=flags["offload_arch"],
+        jobs=flags["jobs"],
+        hip_cpu=flags["hip_cpu"],
+    )
+    return settings, config
+
+
+def run_settings(tools, flags: dict):
+    from hipport.run.settings import RunSettings
+
+    return RunSettings(
+        timeout=flags["timeout"],
+        compare=flags["compare"],
+        rel_tol=flags["tolerance"],
+        compare_original=flags["compare_original"],
+        ignore=flags["ignore_lines"],
+        tools=tools,
+    )
+
+
+def say_headers(toolchain, report_path: Path | None) -> None:
+    """One line when the report's target HIP is newer than the headers the compiler uses, naming them."""
+    if report_path is None:
+        return
+    import json
+
+    from hipport.versions import parse_version
+
+    try:
+        target = json.loads(report_path.read_text(encoding="utf-8")).get("options", {}).get("hip_version")
+    except (OSError, ValueError, AttributeError):
+        return
+    headers = toolchain.headers()
+    if not target or not headers.version:
+        return
+    try:
+        newer = parse_version(str(target)) > parse_version(headers.version)
+    except ValueError:
+        return
+    if newer:
+        hint = "; give --hip-path with HIP " + str(target) + "'s headers to check that target"
+        click.echo(
+            f"hipport verify: the report targets HIP {target}, newer than the {headers.describe()} "
+            f"({toolchain.platform}): findings about HIP {target} APIs may not match these errors{hint}",
+            err=True,
+        )

@@ -1,0 +1,250 @@
+"""`verify --run --platform nvidia`: build each ported program with nvcc against HIP's NVIDIA
+headers and run it on the GPU; with --compare-original SRC also build the CUDA original from
+SRC with plain nvcc, run both and compare exit status and output.
+
+Statuses: PASS / FAIL (exit status, and --compare's reference), AGREE / DIFFER (port against
+original), TIMEOUT (which side ran over), BUILD-FAIL (which side: port or original), NO-GPU
+(built, but this machine has no NVIDIA GPU to run it on). Programs run with their folder as the
+working directory (samples read data files beside them) and with argv[0] `./NAME` on both sides,
+so that a program printing its own name prints the same.
+
+Imports nothing beyond the standard library and hipport's own toolchain: the GPU machine that
+runs bench/gpu_corpus.py has none of hipport's third-party dependencies but click.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hipport.run.compare import compare_with_reference, difference
+from hipport.run.programs import Program, find_programs
+from hipport.run.settings import RunSettings, relocate
+from hipport.toolchain import Command
+from hipport.toolchain.compilers import Nvcc
+
+BUILD_TIMEOUT = 600
+TAIL_LINES = 8
+DIFF_LINES = 24
+GPU_RUNS_AT_ONCE = 4  # builds take every job; a single GPU runs a few programs side by side
+ORIGINAL_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".hip")  # convert --rename made .cu files .hip
+
+
+@dataclass
+class Side:
+    """One build and run: the port's or the original's."""
+
+    built: bool = False
+    build_error: str = ""
+    build_seconds: float = 0.0
+    exit_status: int | None = None  # None: not run, or killed by the time limit
+    timed_out: bool = False
+    run_seconds: float = 0.0
+    output: str = ""
+
+    def as_json(self) -> dict:
+        data = {k: v for k, v in self.__dict__.items() if k != "output"}
+        data["tail"] = _tail(self.output)
+        return data
+
+
+@dataclass
+class GpuResult:
+    program: Program
+    status: str  # PASS FAIL AGREE DIFFER TIMEOUT BUILD-FAIL NO-GPU
+    detail: str = ""
+    port: Side = field(default_factory=Side)
+    original: Side | None = None
+    diff: str = ""
+
+    def as_json(self) -> dict:
+        return {
+            "program": self.program.name,
+            "status": self.status,
+            "detail": self.detail,
+            "port": self.port.as_json(),
+            "original": self.original.as_json() if self.original is not None else None,
+            "diff": self.diff,
+        }
+
+
+def gpu_present() -> bool:
+    """Whether an NVIDIA GPU answers: `nvidia-smi -L` lists one."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    try:
+        listed = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return listed.returncode == 0 and "GPU" in listed.stdout
+
+
+def original_units(program: Program, source: Path) -> list[Path] | None:
+    """The CUDA original's units under source: the same relative paths, with the original suffix."""
+    found = []
+    for unit in program.units:
+        stem = unit.with_suffix("")
+        candidates = [source / unit, *(source / stem.with_suffix(s) for s in ORIGINAL_SUFFIXES)]
+        hit = next((c for c in candidates if c.is_file()), None)
+        if hit is None:
+            return None
+        found.append(hit)
+    return found
+
+
+def run_on_gpu(
+    root: Path,
+    toolchain: Nvcc,
+    run: RunSettings,
+    on_result: Callable[[GpuResult], None] | None = None,
+    has_gpu: bool | None = None,
+) -> list[GpuResult]:
+    """Build (and, with a GPU, run) every program under root; results in program order."""
+    programs = find_programs(root)
+    base = root if root.is_dir() else root.parent
+    gpu = gpu_present() if has_gpu is None else has_gpu
+    source = run.compare_original
+    original = toolchain.original(relocate(toolchain.settings.include_dirs, base, source)) if source else None
+    gate = threading.Semaphore(GPU_RUNS_AT_ONCE)
+    scratch = Path(tempfile.mkdtemp(prefix="hipport-gpu-"))
+
+    def one(program: Program) -> GpuResult:
+        result = _one(program, base, toolchain, original, source, run, gpu, gate, scratch)
+        if on_result is not None:
+            on_result(result)
+        return result
+
+    try:
+        jobs = toolchain.settings.jobs
+        if jobs <= 1 or len(programs) <= 1:
+            return [one(p) for p in programs]
+        with ThreadPoolExecutor(max_workers=jobs) as pool:  # the compilers and the programs do the work
+            return list(pool.map(one, programs))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) -> GpuResult:
+    binary_name = program.units[0].name.split(".")[0]
+    folder = scratch / re.sub(r"[^\w.-]", "_", program.name)
+    result = GpuResult(program, "BUILD-FAIL")
+    units = [base / u for u in program.units]
+    dirs = (base / program.directory, base)
+    result.port = _build(toolchain.build_command(units, folder / "port" / binary_name, dirs))
+    if original is not None:  # built and run even when the port fails: the benchmark counts the originals
+        found = original_units(program, source)
+        if found is None:
+            result.detail = f"original: no CUDA source for {program.name} under {source}"
+            return result
+        odirs = (source / program.directory, source)
+        result.original = _build(original.build_command(found, folder / "original" / binary_name, odirs))
+    sides = [("port", result.port, base)] + ([("original", result.original, source)] if result.original else [])
+    unbuilt = [f"{name}: {side.build_error}" for name, side, _ in sides if not side.built]
+    if gpu:
+        with gate:
+            for name, side, tree in sides:
+                if side.built:
+                    _execute(side, folder / name / binary_name, tree / program.directory, run.timeout)
+    if unbuilt:
+        result.detail = "; ".join(unbuilt)
+    elif not gpu:
+        result.status, result.detail = "NO-GPU", "built; no NVIDIA GPU here to run it on (nvidia-smi -L lists none)"
+    else:
+        _judge(result, program, base, run)
+    return result
+
+
+def _build(command: Command) -> Side:
+    side = Side()
+    Path(command.argv[command.argv.index("-o") + 1]).parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    try:
+        done = command.run(timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        side.build_error = f"the build took over {BUILD_TIMEOUT} s"
+        return side
+    side.build_seconds = round(time.perf_counter() - started, 2)
+    if done.returncode != 0:
+        output = done.stdout + done.stderr
+        errors = [line for line in output.splitlines() if "error" in line]
+        side.build_error = errors[0] if errors else f"nvcc exit status {done.returncode}"
+        side.output = output
+        return side
+    side.built = True
+    return side
+
+
+def _execute(side: Side, binary: Path, cwd: Path, timeout: float) -> None:
+    started = time.perf_counter()
+    try:
+        ran = subprocess.run(
+            [f"./{binary.name}"],
+            executable=str(binary),
+            capture_output=True,
+            cwd=cwd,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as exc:
+        side.timed_out, side.output = True, _text(exc.stdout) + _text(exc.stderr)
+    except OSError as exc:
+        side.exit_status, side.output = 127, f"cannot start: {exc}"
+    else:
+        side.exit_status, side.output = ran.returncode, _text(ran.stdout) + _text(ran.stderr)
+    side.run_seconds = round(time.perf_counter() - started, 2)
+
+
+def _judge(result: GpuResult, program: Program, base: Path, run) -> None:
+    port, original = result.port, result.original
+    if original is None:
+        if port.timed_out:
+            result.status, result.detail = "TIMEOUT", f"port: still running after {run.timeout:g} s"
+        elif port.exit_status != 0:
+            result.status, result.detail = "FAIL", _exit(port.exit_status)
+        else:
+            found = compare_with_reference(program, base, port.output, run) if run.compare else None
+            result.status, result.detail = ("FAIL", found) if found else ("PASS", "")
+        return
+    late = [name for name, side in (("port", port), ("original", original)) if side.timed_out]
+    if late:
+        result.status, result.detail = "TIMEOUT", f"{' and '.join(late)}: still running after {run.timeout:g} s"
+        return
+    found = difference(port.output, original.output, run.rel_tol, run.abs_tol, run.ignore)
+    if port.exit_status != original.exit_status:
+        found = f"port {_exit(port.exit_status)}, original {_exit(original.exit_status)}"
+    if found is None:
+        result.status = "AGREE"
+        result.detail = "" if original.exit_status == 0 else f"both {_exit(original.exit_status)}"
+        return
+    result.status, result.detail = "DIFFER", found
+    tail = -4 * TAIL_LINES
+    diff = difflib.unified_diff(
+        original.output.splitlines()[tail:], port.output.splitlines()[tail:], "original", "port", lineterm="", n=1
+    )
+    result.diff = "\n".join(list(diff)[:DIFF_LINES])
+
+
+def _exit(status: int | None) -> str:
+    if status is None:
+        return "not run"
+    return f"exit status {status}" if status >= 0 else f"killed by signal {-status}"
+
+
+def _text(data) -> str:
+    if data is None:
+        return ""
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+
+
+def _tail(text: str) -> str:
+    return "\n".join(text.rstrip().splitlines()[-TAIL_LINES:])

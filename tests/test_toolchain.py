@@ -1,0 +1,218 @@
+"""The toolchain seam: one settings object gives every platform's compile check and build the same
+flags; nvcc's diagnostics are joined like clang's; verify --platform nvidia and its run on the GPU
+(NO-GPU here, where there is none); verify --run honours -I and -D; the GPU step's imports."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hipport.cli import main
+from hipport.config import load_config
+from hipport.run.gpu import GpuResult, Side, _judge, gpu_present, original_units
+from hipport.run.programs import Program
+from hipport.run.settings import RunSettings, relocate
+from hipport.toolchain import ToolchainError, ToolSettings, header_version, make_toolchain, resolve_hip_path
+from hipport.toolchain.compilers import Hipcc, HipCpu, Nvcc
+from hipport.verify import CompileResult
+from hipport.verify.diag import first_error
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parents[1] / "shared" / "vendor"
+HIP_NVIDIA = Path(os.environ.get("HIPPORT_HIP_NVIDIA") or SHARED / "HIP-nvidia")
+HIP_AMD = SHARED / "HIP-amd"
+HIP_CPU = Path(os.environ.get("HIPPORT_HIP_CPU") or SHARED / "HIP-CPU")
+NVCC = shutil.which("nvcc")
+needs_nvcc = pytest.mark.skipif(NVCC is None or not (HIP_NVIDIA / "include" / "hip").is_dir(),
+                                reason="nvcc or HIP's NVIDIA headers (../shared/vendor/HIP-nvidia) absent")
+needs_hipcc = pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc absent")
+needs_hip_cpu = pytest.mark.skipif(not (HIP_CPU / "include" / "hip" / "hip_runtime.h").is_file()
+                                   or shutil.which("g++") is None, reason="no HIP CPU Runtime or g++")
+
+SETTINGS = ToolSettings(include_dirs=(Path("/inc"),), defines=("N=3",), hip_path=Path("/hip/include"))
+
+
+@pytest.mark.parametrize("toolchain", [
+    Hipcc(SETTINGS, "hipcc"),
+    Nvcc(SETTINGS, "nvcc", Path("/hip/include")),
+    HipCpu(SETTINGS, Path("/runtime"), "g++"),
+], ids=["amd", "nvidia", "cpu"])
+def test_every_flag_reaches_both_the_compile_check_and_the_build(toolchain):
+    check = toolchain.check_command(Path("a.hip")).argv
+    build = toolchain.build_command([Path("a.hip")], Path("a.out")).argv
+    for argv in (check, build):
+        assert "-I/inc" in argv and "-DN=3" in argv
+        assert argv[-1] != "-I/inc"
+    if toolchain.platform != "cpu":
+        assert any(a.endswith("/hip/include") for a in check) and any(a.endswith("/hip/include") for a in build)
+
+
+def test_amd_puts_the_hip_path_first_as_a_system_directory_and_forces_the_platform():
+    command = Hipcc(SETTINGS, "hipcc").check_command(Path("a.hip"))
+    assert command.argv[command.argv.index("-isystem") + 1] == "/hip/include"
+    assert command.env == {"HIP_PLATFORM": "amd"}
+    assert "--offload-arch=gfx90a" in command.argv
+
+
+def test_the_original_is_built_with_plain_nvcc_and_the_same_defines():
+    original = Nvcc(SETTINGS, "nvcc", Path("/hip/include")).original((Path("/src/inc"),))
+    argv = original.build_command([Path("a.cu")], Path("a.out")).argv
+    assert "-I/hip/include" not in argv and "-I/src/inc" in argv and "-DN=3" in argv and "-I/inc" not in argv
+
+
+def test_nvidia_without_headers_or_compiler_says_so_in_one_line(tmp_path):
+    with pytest.raises(ToolchainError, match="HIP's NVIDIA headers are needed"):
+        make_toolchain(ToolSettings(platform="nvidia", compiler="nvcc"))
+    with pytest.raises(ToolchainError, match="no hip/nvidia_detail"):
+        make_toolchain(ToolSettings(platform="nvidia", compiler="nvcc", hip_path=tmp_path))
+    with pytest.raises(ToolchainError, match="holds no HIP headers"):
+        resolve_hip_path(tmp_path, None)
+
+
+def test_hip_path_comes_from_the_flag_the_environment_or_the_config(tmp_path, monkeypatch):
+    (tmp_path / "hip" / "include" / "hip").mkdir(parents=True)
+    (tmp_path / "hip" / "include" / "hip" / "hip_runtime.h").write_text("")
+    (tmp_path / "hip" / "include" / "hip" / "hip_version.h").write_text(
+        "#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 3\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.hipport]\nhip-path = "hip"\n')
+    monkeypatch.delenv("HIPPORT_HIP_PATH", raising=False)
+    configured = load_config(tmp_path / "pyproject.toml").hip_path
+    assert resolve_hip_path(None, configured) == (tmp_path / "hip" / "include").resolve()
+    assert header_version(tmp_path / "hip" / "include") == "6.3"
+    monkeypatch.setenv("HIPPORT_HIP_PATH", str(tmp_path / "elsewhere"))
+    with pytest.raises(ToolchainError, match="HIPPORT_HIP_PATH"):
+        resolve_hip_path(None, configured)
+
+
+def test_nvcc_errors_are_read_with_their_quoted_names_and_gcc_missing_headers():
+    error = first_error('a.cu(12): warning #177-D: unused\n\na.cu(14): error: identifier "hipFoo" is undefined\n'
+                        "    hipFoo(1);\n    ^\n\n1 error detected\n")
+    assert (error.file, error.line, error.names()) == ("a.cu", 14, frozenset({"hipFoo"}))
+    missing = first_error("In file included from a.cu:3:\nb.h:1:10: fatal error: nothere.h: No such file or directory\n")
+    assert missing.missing_header == "nothere.h" and missing.chain[0].line == 3
+    assert CompileResult("a", False, missing.text, "").missing_header == "nothere.h"
+
+
+def test_verify_on_a_missing_path_is_one_line():
+    result = CliRunner().invoke(main, ["verify", "no/such/dir"])
+    assert result.exit_code == 2 and result.output.strip() == "hipport: no/such/dir: no such file or directory"
+
+
+def _judged(port: Side, original: Side) -> GpuResult:
+    result = GpuResult(Program("a.cu", (Path("a.cu"),)), "NO-GPU", port=port, original=original)
+    _judge(result, result.program, Path("."), RunSettings(ignore=r"Time"))
+    return result
+
+
+def test_port_and_original_agree_on_exit_status_and_output_within_tolerance():
+    assert _judged(Side(True, exit_status=0, output="sum 1.0000001\nTime 3 ms\n"),
+                   Side(True, exit_status=0, output="sum 1.0\nTime 5 ms\n")).status == "AGREE"
+    differ = _judged(Side(True, exit_status=0, output="sum 2\n"), Side(True, exit_status=0, output="sum 1\n"))
+    assert differ.status == "DIFFER" and "-sum 1" in differ.diff and "+sum 2" in differ.diff
+    assert _judged(Side(True, exit_status=1, output=""), Side(True, exit_status=0, output="")).status == "DIFFER"
+    assert _judged(Side(True, timed_out=True), Side(True, exit_status=0)).status == "TIMEOUT"
+
+
+def test_the_original_of_a_renamed_unit_is_found_under_its_cuda_name(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "main.cu").write_text("int main() {}\n")
+    assert original_units(Program("app/main.hip", (Path("app/main.hip"),)), tmp_path) == [tmp_path / "app/main.cu"]
+    assert original_units(Program("x.hip", (Path("x.hip"),)), tmp_path) is None
+    assert relocate((tmp_path / "out" / "inc", Path("/usr/include")), tmp_path / "out", Path("/src")) == (
+        Path("/src/inc"), Path("/usr/include"))
+
+
+def _project(tmp_path: Path) -> tuple[Path, Path]:
+    """A CUDA program whose header lives in a sibling folder and that #errors without COUNT."""
+    src = tmp_path / "src"
+    (src / "app").mkdir(parents=True)
+    (src / "inc").mkdir()
+    (src / "inc" / "defs.h").write_text("#define SCALE 2\n")
+    (src / "app" / "main.cu").write_text(
+        '#include <cstdio>\n#include "defs.h"\n#ifndef COUNT\n#error "COUNT must be defined"\n#endif\n'
+        "__global__ void k(int *a) { a[threadIdx.x] = threadIdx.x * SCALE; }\n"
+        "int main() { int *d; cudaMalloc(&d, COUNT * sizeof(int)); k<<<1, COUNT>>>(d);\n"
+        '  cudaDeviceSynchronize(); printf("sum %d\\n", COUNT * SCALE); return 0; }\n')
+    out = tmp_path / "out"
+    done = CliRunner().invoke(main, ["convert", str(src), "-o", str(out), "--rename", "--report",
+                                     str(tmp_path / "r.json"), "-q"])
+    assert done.exit_code == 0, done.output
+    return src, out
+
+
+@needs_hip_cpu
+def test_verify_run_on_the_cpu_honours_include_dirs_and_defines(tmp_path):
+    _, out = _project(tmp_path)
+    base = ["verify", str(out), "--run", "--hip-cpu", str(HIP_CPU)]
+    without_include = CliRunner().invoke(main, [*base, "-D", "COUNT=4"])
+    assert without_include.exit_code == 1 and "defs.h" in without_include.output
+    without_define = CliRunner().invoke(main, [*base, "-I", str(out / "inc")])
+    assert without_define.exit_code == 1 and "COUNT must be defined" in without_define.output
+    both = CliRunner().invoke(main, [*base, "-I", str(out / "inc"), "-D", "COUNT=4"])
+    assert both.exit_code == 0 and "PASS" in both.output, both.output
+
+
+@needs_nvcc
+def test_verify_platform_nvidia_compiles_with_nvcc_and_joins_to_the_report(tmp_path):
+    _, out = _project(tmp_path)
+    base = ["verify", str(out), "--platform", "nvidia", "--hip-path", str(HIP_NVIDIA), "--report",
+            str(tmp_path / "r.json"), "-I", str(out / "inc")]
+    ok = CliRunner().invoke(main, [*base, "-D", "COUNT=4"])
+    assert ok.exit_code == 0 and "OK       app/main.hip" in ok.output, ok.output
+    failed = CliRunner().invoke(main, base)
+    assert failed.exit_code == 1 and "BUG      app/main.hip" in failed.output and "COUNT must be defined" in failed.output
+
+
+@needs_nvcc
+def test_verify_run_on_nvidia_builds_port_and_original_and_says_no_gpu_without_one(tmp_path):
+    src, out = _project(tmp_path)
+    args = ["verify", str(out), "--run", "--platform", "nvidia", "--hip-path", str(HIP_NVIDIA), "-I",
+            str(out / "inc"), "--compare-original", str(src), "--json", str(tmp_path / "run.json")]
+    result = CliRunner().invoke(main, [*args, "-D", "COUNT=4"])
+    data = json.loads((tmp_path / "run.json").read_text())["results"][0]
+    assert data["port"]["built"] and data["original"]["built"], result.output
+    if not gpu_present():
+        assert result.exit_code == 0 and data["status"] == "NO-GPU" and "NO-GPU" in result.output
+    else:
+        assert data["status"] == "AGREE", result.output
+    broken = CliRunner().invoke(main, args)
+    assert broken.exit_code == 1 and "BUILD-FAIL app/main.hip" in broken.output and ": port:" in broken.output
+
+
+@needs_nvcc
+def test_the_gpu_step_runs_without_hipports_third_party_packages(tmp_path):
+    src, out = _project(tmp_path)
+    blocker = (
+        "import sys, runpy\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('tree_sitter', 'tree_sitter_cuda', 'clang', 'pathspec', 'jinja2'):\n"
+        "            raise ImportError('not on the GPU machine: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "sys.argv = ['hipport'] + sys.argv[1:]\n"
+        "runpy.run_module('hipport', run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", blocker, "verify", str(out), "--run", "--platform", "nvidia",
+                           "--hip-path", str(HIP_NVIDIA), "-I", str(out / "inc"), "-D", "COUNT=4",
+                           "--compare-original", str(src)],
+                          capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert "not on the GPU machine" not in done.stderr and "app/main.hip" in done.stdout, done.stderr
+
+
+@needs_hipcc
+def test_verify_says_when_the_report_targets_a_newer_hip_than_its_headers(tmp_path):
+    _, out = _project(tmp_path)
+    report = json.loads((tmp_path / "r.json").read_text())
+    report.setdefault("options", {})["hip_version"] = "6.3"
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    args = ["verify", str(out), "--report", str(tmp_path / "r.json"), "-I", str(out / "inc"), "-D", "COUNT=4"]
+    older = CliRunner().invoke(main, args)
+    assert "the report targets HIP 6.3, newer than the HIP 5.2 headers" in older.output
+    if (HIP_AMD / "include" / "hip").is_dir():
+        same = CliRunner().invoke(main, [*args, "--hip-path", str(HIP_AMD)])
+        assert "the report targets" not in same.output
