@@ -25,7 +25,7 @@ from hipport.versions import parse_version
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "fixtures" / "run"
-RUNTIME = Path(os.environ.get("HIPPORT_HIP_CPU") or ROOT.parents[1] / "shared" / "vendor" / "HIP-CPU")
+RUNTIME = Path(os.environ.get("HIPPORT_HIP_CPU") or ROOT.parent / "shared" / "vendor" / "HIP-CPU")
 PROGRAMS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 RELIES_ON_32 = {name for name in PROGRAMS
                 if tomllib.loads((CORPUS / name / "case.toml").read_text()).get("relies_on_32_lanes")}

@@ -27,6 +27,18 @@ def test_numbers_agree_within_the_tolerance_and_words_exactly():
     assert difference("x=nan", "x=nan") is None
 
 
+def test_what_the_references_own_two_runs_disagree_on_is_not_compared():
+    # a timing differs between two runs of the same original: the port's timing is not held against it
+    original, again = "sum = 42 in 3.1 ms", "sum = 42 in 2.7 ms"
+    assert difference("sum = 42 in 9.9 ms", original, reference_again=again) is None
+    # what the original's runs agree on still is compared
+    assert difference("sum = 41 in 9.9 ms", original, reference_again=again) == "token 3: '41' where the reference has '42'"
+    assert difference("sum = 42 in 9.9 ms", original) is not None
+    # runs of different length cannot be lined up: nothing is masked, and the detail says why
+    varies = difference("sum = 41 in 1 ms", original, reference_again="sum = 42 in 2.7 ms and retried")
+    assert varies is not None and "nondeterministic" in varies
+
+
 def test_bridge_rewrites_launches_and_dynamic_shared_arrays(rules):
     source = (b"#include <hip/hip_runtime.h>\n"
               b"__global__ void k(float* o) {\n"

@@ -24,7 +24,7 @@ from hipport.verify import CompileResult
 from hipport.verify.diag import first_error
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parents[1] / "shared" / "vendor"
+SHARED = ROOT.parent / "shared" / "vendor"
 HIP_NVIDIA = Path(os.environ.get("HIPPORT_HIP_NVIDIA") or SHARED / "HIP-nvidia")
 HIP_AMD = SHARED / "HIP-amd"
 HIP_CPU = Path(os.environ.get("HIPPORT_HIP_CPU") or SHARED / "HIP-CPU")

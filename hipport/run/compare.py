@@ -3,7 +3,9 @@
 Both outputs are split into whitespace-separated tokens; a token that reads as
 a number on both sides matches when |a - b| <= max(abs_tol, rel_tol * max(|a|, |b|)),
 any other token must be equal. Timings differ from run to run by nature: the
-reference command should print none, or the user filters them out.
+reference command should print none, the user filters them out (--ignore-lines), or,
+against a CUDA original, the original runs twice and what its own runs disagree on is
+not compared.
 """
 
 from __future__ import annotations
@@ -29,25 +31,48 @@ def _close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
 
 
 def difference(
-    actual: str, reference: str, rel_tol: float = 1e-5, abs_tol: float = 1e-8, ignore: str | None = None
+    actual: str,
+    reference: str,
+    rel_tol: float = 1e-5,
+    abs_tol: float = 1e-8,
+    ignore: str | None = None,
+    reference_again: str | None = None,
 ) -> str | None:
     """None when the outputs agree; otherwise where they first differ, in one line. Lines that
-    the regular expression ignore finds (timings, say) are left out on both sides."""
-    if ignore:
-        pattern = re.compile(ignore)
-        actual, reference = (
-            "\n".join(line for line in text.splitlines() if not pattern.search(line)) for text in (actual, reference)
-        )
-    mine, theirs = _tokens(actual), _tokens(reference)
+    the regular expression ignore finds (timings, say) are left out on all sides.
+
+    reference_again is a second run of the reference: a token where the reference's two runs
+    disagree is nondeterministic by nature (a timing, an address, a race in the reference
+    itself) and is not held against actual."""
+    mine, theirs = _tokens(_kept(actual, ignore)), _tokens(_kept(reference, ignore))
+    unstable: set[int] = set()
+    reference_varies = False
+    if reference_again is not None:
+        again = _tokens(_kept(reference_again, ignore))
+        reference_varies = len(again) != len(theirs)
+        if not reference_varies:
+            unstable = {i for i, (a, b) in enumerate(zip(theirs, again)) if not _same(a, b, rel_tol, abs_tol)}
+    varies = " (the reference's own two runs differ in length too: nondeterministic output)" if reference_varies else ""
     for index, (a, b) in enumerate(zip(mine, theirs)):
-        if a == b:
+        if index in unstable or _same(a, b, rel_tol, abs_tol):
             continue
-        if _NUMBER.fullmatch(a) and _NUMBER.fullmatch(b) and _close(float(a), float(b), rel_tol, abs_tol):
-            continue
-        return f"token {index + 1}: '{a}' where the reference has '{b}'"
+        return f"token {index + 1}: '{a}' where the reference has '{b}'{varies}"
     if len(mine) != len(theirs):
-        return f"{len(mine)} tokens where the reference has {len(theirs)}"
+        return f"{len(mine)} tokens where the reference has {len(theirs)}{varies}"
     return None
+
+
+def _kept(text: str, ignore: str | None) -> str:
+    if not ignore:
+        return text
+    pattern = re.compile(ignore)
+    return "\n".join(line for line in text.splitlines() if not pattern.search(line))
+
+
+def _same(a: str, b: str, rel_tol: float, abs_tol: float) -> bool:
+    if a == b:
+        return True
+    return bool(_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b) and _close(float(a), float(b), rel_tol, abs_tol))
 
 
 def compare_with_reference(program, root: Path, output: str, settings) -> str | None:

@@ -50,9 +50,10 @@ class Side:
     timed_out: bool = False
     run_seconds: float = 0.0
     output: str = ""
+    output_again: str | None = None  # the original's second run: what varies between runs is not compared
 
     def as_json(self) -> dict:
-        data = {k: v for k, v in self.__dict__.items() if k != "output"}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("output", "output_again")}
         data["tail"] = _tail(self.output)
         return data
 
@@ -155,6 +156,11 @@ def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) ->
             for name, side, tree in sides:
                 if side.built:
                     _execute(side, folder / name / binary_name, tree / program.directory, run.timeout)
+            first = result.original
+            if first is not None and first.built and not first.timed_out:
+                again = Side(built=True)
+                _execute(again, folder / "original" / binary_name, source / program.directory, run.timeout)
+                first.output_again = again.output if again.exit_status == first.exit_status else None
     if unbuilt:
         result.detail = "; ".join(unbuilt)
     elif not gpu:
@@ -219,7 +225,7 @@ def _judge(result: GpuResult, program: Program, base: Path, run) -> None:
     if late:
         result.status, result.detail = "TIMEOUT", f"{' and '.join(late)}: still running after {run.timeout:g} s"
         return
-    found = difference(port.output, original.output, run.rel_tol, run.abs_tol, run.ignore)
+    found = difference(port.output, original.output, run.rel_tol, run.abs_tol, run.ignore, original.output_again)
     if port.exit_status != original.exit_status:
         found = f"port {_exit(port.exit_status)}, original {_exit(original.exit_status)}"
     if found is None:
