@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_arity import (  # noqa: E402  (tools/ is not a package)
+from gen_arity import (
     ROOT, _counts, _file, _hip_version, _plural, _shown, _toml, code_of, declarations, find, hip_roots,
 )
 
