@@ -53,9 +53,25 @@ def test_the_borrowed_argument_must_be_unambiguous(rules):
             b"  cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, b1);\n"
             b"  cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, b2);\n"
             b"  cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d);\n}\n")
-    result = _port(rules, body)
+    result = _port(rules, body, hip_version=parse_version("5.7"))  # ROCm 6.0's solve takes no buffer
     assert "HP105:7" in _codes(result)
     assert b"HIPSPARSE_SPSV_ALG_DEFAULT, d);" in result.output
+
+
+@pytest.mark.parametrize("version, buffer", [("5.2", True), ("5.6", False), ("5.6.1", True), ("5.7", True),
+                                             ("6.0", False), ("7.0", False)])
+def test_the_spsv_solve_buffer_follows_the_hipsparse_release(rules, version, buffer):
+    # hipSPARSE's hipsparse.h: the buffer through ROCm 5.7 except 5.6.0 (hipSPARSE 2.3.6), none from 6.0
+    # (hipSPARSE 3.0). The generated arity finding (from HIP 5.2's header) must not win over these.
+    body = (b"#include <cusparse.h>\n"
+            b"void f(cusparseHandle_t h, cusparseSpMatDescr_t A, cusparseDnVecDescr_t x, cusparseDnVecDescr_t y,\n"
+            b"       cusparseSpSVDescr_t d, const float* one, void* work) {\n"
+            b"  cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d, work);\n"
+            b"  cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, y, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, d);\n}\n")
+    result = _port(rules, body, hip_version=parse_version(version))
+    solved = b"HIPSPARSE_SPSV_ALG_DEFAULT, d, work);" if buffer else b"HIPSPARSE_SPSV_ALG_DEFAULT, d);"
+    assert solved in result.output
+    assert not [c for c in _codes(result) if c.startswith("HP10")]
 
 
 def test_the_call_layout_is_kept_when_arguments_move(rules):

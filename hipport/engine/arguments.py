@@ -50,7 +50,9 @@ class ArgumentOutcome:
 def choose_rule(
     rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: str, version: Version
 ) -> ArgumentRule | None:
-    """The rule for this use of the name: a rule for its exact argument count wins over one for any count."""
+    """The rule for this use of the name: a rule for its exact argument count wins over one for any count,
+    then one for a range of versions (since/until) over one for every version (the generated arity
+    findings hold for the release the headers came from; a hand-written rule says when that changed)."""
     count = None if site.arguments is None else len(site.arguments)
     best = None
     for rule in rules:
@@ -60,9 +62,13 @@ def choose_rule(
             continue
         if rule.until and version >= parse_version(rule.until):
             continue
-        if best is None or (rule.count is not None and best.count is None):
+        if best is None or _specificity(rule) > _specificity(best):
             best = rule
     return best
+
+
+def _specificity(rule: ArgumentRule) -> tuple[bool, bool]:
+    return rule.count is not None, bool(rule.since or rule.until)
 
 
 def plan_call(

@@ -26,6 +26,8 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
     extra = config[2:]
     after_config = launch.args_open + 1  # through the '(' of the argument list
     open_args = b", " if launch.arguments else b""
+    if launch.arguments and _LINE_BREAK.match(source, launch.args_open + 1):
+        open_args = b","  # the arguments start on the next line: no blank at the end of this one
     # A configuration written as dim3(...) already is not wrapped again.
     grid_open, grid_close = (b"", b"") if _is_dim3(source, grid) else (b"dim3(", b")")
     block_open, block_close = (b"", b"") if _is_dim3(source, block) else (b"dim3(", b")")
@@ -63,7 +65,25 @@ def launch_edits(launch: LaunchSite, source: bytes) -> list[Edit] | None:
         for (token_start, token_end), text in zip(spans, replacements):
             if text is not None:
                 edits.append(Edit(token_start, token_end, text))
+    edits.extend(_inner_blanks(launch, source))
     return edits
+
+
+def _inner_blanks(launch: LaunchSite, source: bytes) -> list[Edit]:
+    """Deletions of the spaces and tabs just inside the argument list's parentheses: `k<<<g, b>>>( a )`
+    becomes `hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, a)`, not `0, 0,  a )`. Line breaks and
+    comments there are layout, and stay."""
+    close = launch.end - 1
+    if source[close : close + 1] != b")":
+        return []
+    first = launch.arguments[0][0] if launch.arguments else close
+    last = launch.arguments[-1][1] if launch.arguments else close
+    gaps = [(launch.args_open + 1, first)] + ([(last, close)] if launch.arguments else [])
+    return [Edit(a, b, b"") for a, b in gaps if a < b and _BLANKS.fullmatch(source[a:b])]
+
+
+_BLANKS = re.compile(rb"[ \t]+")
+_LINE_BREAK = re.compile(rb"[ \t]*\r?\n")
 
 
 def _is_dim3(source: bytes, span: tuple[int, int]) -> bool:

@@ -18,16 +18,20 @@ _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(?:\([^)\n]*\))?",
 _OPEN = {b"(": b")", b"[": b"]", b"{": b"}"}
 
 
-def macro_launches(source: bytes) -> list[LaunchSite]:
-    """Every well-formed launch in a #define body of source."""
+def macro_launch_scan(source: bytes) -> tuple[list[LaunchSite], list[int]]:
+    """(the well-formed launches in #define bodies, where each other `<<<` of a body starts):
+    a `<<<` this reader cannot take apart is reported, not left silently."""
     if b"<<<" not in source:
-        return []
-    found = []
+        return [], []
+    found: list[LaunchSite] = []
+    unread: list[int] = []
     for m in _DEFINE.finditer(source):
         end = _logical_line_end(source, m.end())
         if b"<<<" in source[m.end() : end]:
-            found.extend(_launches_in(source, m.end(), end))
-    return found
+            launches, missed = _launches_in(source, m.end(), end)
+            found.extend(launches)
+            unread.extend(missed)
+    return found, unread
 
 
 def _logical_line_end(source: bytes, at: int) -> int:
@@ -41,7 +45,7 @@ def _logical_line_end(source: bytes, at: int) -> int:
         return newline
 
 
-def _launches_in(source: bytes, start: int, end: int) -> list[LaunchSite]:
+def _launches_in(source: bytes, start: int, end: int) -> tuple[list[LaunchSite], list[int]]:
     tokens = [
         (m.lastgroup, m.start(), m.end())
         for m in TOKEN.finditer(source, start, end)
@@ -49,6 +53,7 @@ def _launches_in(source: bytes, start: int, end: int) -> list[LaunchSite]:
     ]
     texts = [source[a:b] for _, a, b in tokens]
     launches = []
+    missed = []
     i = 0
     while i + 2 < len(tokens):
         if (
@@ -59,8 +64,10 @@ def _launches_in(source: bytes, start: int, end: int) -> list[LaunchSite]:
             site = _launch_at(tokens, texts, i)
             if site is not None:
                 launches.append(site)
+            else:
+                missed.append(tokens[i][1])
         i += 1
-    return launches
+    return launches, missed
 
 
 def _launch_at(tokens: list, texts: list[bytes], at: int) -> LaunchSite | None:
@@ -96,11 +103,16 @@ def _kernel_start(tokens: list, texts: list[bytes], at: int) -> int | None:
     i = at - 1
     if i < 0:
         return None
-    if texts[i] == b">":  # template arguments
-        depth = 0
+    if texts[i] == b">":  # template arguments; a `>` inside parentheses, f<(N > 2)>, is no bracket
+        depth = parens = 0
         while i >= 0:
-            depth += {b">": 1, b"<": -1}.get(texts[i], 0)
-            if depth == 0:
+            if texts[i] in (b")", b"]"):
+                parens += 1
+            elif texts[i] in (b"(", b"["):
+                parens -= 1
+            elif parens == 0:
+                depth += {b">": 1, b"<": -1}.get(texts[i], 0)
+            if depth == 0 and parens == 0:
                 break
             i -= 1
         i -= 1

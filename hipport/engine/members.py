@@ -22,7 +22,17 @@ from hipport.ruleset.model import MemberAccessor
 _NOT_CODE = re.compile(rb'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _WRITE_AFTER = re.compile(rb"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)")
 _NEXT_DECLARATOR = re.compile(rb"\s*(?:\[[^\]\n]*\]\s*)?(?:=[^,;(){}]*)?,\s*[*&]?\s*([A-Za-z_]\w*)")
-_WRITE_BEFORE = re.compile(rb"(?:\+\+|--|&)\s*\Z")
+_WRITE_BEFORE = re.compile(rb"(?:\+\+|--|(?<!&)&)\s*\Z")
+# The member as the whole operand of a cast to a reference: `reinterpret_cast<__half&>(h.x)` names
+# the member's storage on both platforms (CUDA's __half, HIP's bits read as a __half), so it stays;
+# static_cast and const_cast to a reference do not compile on HIP's unsigned short: reported.
+_REFERENCE_CAST = re.compile(rb"\b(reinterpret|static|const)_cast\s*<[^<>;]*&\s*>\s*\(\s*\Z")
+# A non-const reference bound to the member (`__half& r = h.x;`, `auto& r = h.x`): HIP's member is
+# an unsigned short, and a read rewritten to __low2half(h) is a temporary; both fail to compile.
+_REFERENCE_BIND = re.compile(rb"(?<![\w])[A-Za-z_][\w:<>]*\s*&\s*[A-Za-z_]\w*\s*=\s*\Z")
+_POINTER_CAST = re.compile(rb"\breinterpret_cast\s*<[^<>;&]*\*\s*>\s*\(\s*\Z")
+_OPEN_PARENS = re.compile(rb"(?:\(\s*)+\Z")
+_CLOSE_PARENS = re.compile(rb"(?:\s*\))+")
 
 
 @dataclass
@@ -55,17 +65,44 @@ def member_rewrites(source: bytes, accessors: dict[tuple[str, str], MemberAccess
             if rule is None:
                 continue
             spelled = m.group().decode("utf-8", "replace")
-            write = (
-                _WRITE_AFTER.match(source, m.end()) is not None
-                or _WRITE_BEFORE.search(source, max(0, m.start() - 3), m.start()) is not None
-            )
-            if write:
+            use = _lvalue_use(source, m.start(), m.end())
+            if use == "same":
+                continue
+            if use == "write":
                 out.findings.append((rule.code, m.start(), m.end(), spelled, rule.message))
                 continue
             arrow = m.group(2) == b"->"
             out.edits.append(Edit(m.start(), m.start(), rule.read.encode("ascii") + (b"(*" if arrow else b"(")))
             out.edits.append(Edit(m.end(1) if m.group(1) else m.start() + len(variable), m.end(), b")"))
     return out
+
+
+def _lvalue_use(source: bytes, start: int, end: int) -> str | None:
+    """How the member at source[start:end] is used: "write" (assigned, incremented, its address
+    taken, a non-const reference bound to it: reported), "same" (the operand of a reinterpret_cast
+    to a reference, or its address of one to a pointer, which names the same storage on both
+    platforms: left as it is), or None for a read, which the accessor replaces. Parentheses
+    around the member are looked through."""
+    before = source[max(0, start - 200) : start]
+    opened = _OPEN_PARENS.search(before)
+    depth = opened.group().count(b"(") if opened else 0
+    inner = before[: opened.start()] if opened else before
+    closing = re.compile(rb"(?:\s*\)){%d}" % depth).match(source, end)
+    outer_end = closing.end() if closing else end
+    if depth:  # (h.x): a cast's operand, or a parenthesised member
+        cast = _REFERENCE_CAST.search(inner + b"(")
+        if cast is not None:
+            return "same" if cast.group(1) == b"reinterpret" else "write"
+    if (closing or not depth) and _WRITE_AFTER.match(source, outer_end) is not None:
+        return "write"
+    address = _WRITE_BEFORE.search(inner[-6:])
+    if address is not None:
+        pointer = _POINTER_CAST.search(inner[: len(inner) - len(inner[-6:]) + address.start()])
+        return "same" if pointer is not None and address.group().startswith(b"&") else "write"
+    bind = _REFERENCE_BIND.search(inner[-120:])
+    if bind is not None and not re.search(rb"\bconst\s*\Z", inner[-120:][: bind.start()]):
+        return "write"
+    return None
 
 
 def _declared(source: bytes, receivers: list[str], not_code: list[tuple[int, int]]) -> dict[str, str]:

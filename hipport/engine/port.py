@@ -7,7 +7,7 @@ from hipport.engine.arguments import apply_plans
 from hipport.engine.file_result import FileResult
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
-from hipport.engine.macro_launch import macro_launches
+from hipport.engine.macro_launch import macro_launch_scan
 from hipport.engine.members import member_rewrites
 from hipport.engine.port_checks import LintAndSemanticSteps
 from hipport.engine.port_names import NameRuleSteps, calls_roc_library, encoded_name
@@ -94,7 +94,18 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         launches = parsed.launches
         if self.options.launch_syntax == "hip":  # #define bodies are text to the parser: read them here
             seen = {launch.start for launch in launches}
-            launches = launches + [m for m in macro_launches(self.source) if m.start not in seen]
+            in_macros, unread = macro_launch_scan(self.source)
+            launches = launches + [m for m in in_macros if m.start not in seen]
+            for at in unread:
+                self._finding(
+                    "HP105",
+                    at,
+                    at + 3,
+                    "<<<",
+                    "hipport cannot take apart this launch in a #define body (the kernel expression or "
+                    "its configuration is unusual); rewrite it by hand as hipLaunchKernelGGL(kernel, "
+                    "dim3(grid), dim3(block), sharedMem, stream, args...)",
+                )
         if launches:
             self.uses_device_code = True
             self.result.launches = len(launches)
