@@ -1,4 +1,5 @@
 """hipport explain and hipport rules."""
+
 from __future__ import annotations
 
 import json
@@ -66,17 +67,26 @@ def test_rules_stats_notices_a_row_that_lost_its_mapping_or_gained_one(rules):
 
     rows = [
         {"library": "CUDA_Runtime_API", "cuda_name": "cudaMalloc", "hip_name": "hipMalloc", "roc_name": ""},
-        {"library": "CUDA_Runtime_API", "cuda_name": "cudaDeviceFlushGPUDirectRDMAWrites", "hip_name": "",
-         "roc_name": ""},
+        {
+            "library": "CUDA_Runtime_API",
+            "cuda_name": "cudaDeviceFlushGPUDirectRDMAWrites",
+            "hip_name": "",
+            "roc_name": "",
+        },
         {"library": "CUDNN", "cuda_name": "cudnnCreate", "hip_name": "hipdnnCreate", "roc_name": "miopenCreate"},
-        {"library": "CUDNN", "cuda_name": "cudnnSetTensor4dDescriptor", "hip_name": "hipdnnSetTensor4dDescriptor",
-         "roc_name": ""},
+        {
+            "library": "CUDNN",
+            "cuda_name": "cudnnSetTensor4dDescriptor",
+            "hip_name": "hipdnnSetTensor4dDescriptor",
+            "roc_name": "",
+        },
     ]
     assert [r["coverage"] for r in stats(rules, rows) if r["reference_rows"]] == [100.0, 100.0]
     broken = dataclasses.replace(rules, names=dict(rules.names))
     broken.names["cudaMalloc"] = dataclasses.replace(rules.names["cudaMalloc"], hip=None)
     broken.names["cudnnSetTensor4dDescriptor"] = dataclasses.replace(
-        rules.names["cudnnSetTensor4dDescriptor"], hip="hipdnnSetTensor4dDescriptor")
+        rules.names["cudnnSetTensor4dDescriptor"], hip="hipdnnSetTensor4dDescriptor"
+    )
     table = {r["library"]: r for r in stats(broken, rows) if r["reference_rows"]}
     assert table["CUDA_Runtime_API"]["coverage"] == 50.0 and table["CUDA_Runtime_API"]["reference_mapped"] == 0
     assert table["CUDNN"]["coverage"] == 50.0 and table["CUDNN"]["reference_unsupported"] == 0
@@ -95,8 +105,9 @@ def test_rules_list_filters_by_library_status_and_version():
 
     from hipport.cli import main
 
-    run = CliRunner().invoke(main, ["rules", "list", "--library", "CUSPARSE", "--status", "unsupported",
-                                    "--format", "json"])
+    run = CliRunner().invoke(
+        main, ["rules", "list", "--library", "CUSPARSE", "--status", "unsupported", "--format", "json"]
+    )
     rows = json.loads(run.stdout)
     assert rows and all(r["hip"] is None and r["library"] == "CUSPARSE" for r in rows)
     run = CliRunner().invoke(main, ["rules", "list", "--newer-than", "6.1", "--format", "json"])

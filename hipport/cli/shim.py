@@ -66,6 +66,9 @@ def shim(
     if not quiet:
         for path, f in result.findings:
             click.echo(f"{path}:{f.line}:{f.column}: {f.severity.value} {f.code} {f.message}", err=True)
+    if result.usage.errors:
+        sys.exit(2)  # nothing was written: a summary would only contradict the error line
+    if not quiet:
         entries = result.plan.entries
         state = "written" if result.written else "out of date" if result.changed else "up to date"
         click.echo(
@@ -75,7 +78,5 @@ def shim(
             f"{sum(e.since is not None or e.until is not None for e in entries)} behind HIP_VERSION guards",
             err=True,
         )
-    if result.usage.errors:
-        sys.exit(2)
     if check_only and result.changed:
         sys.exit(1)
