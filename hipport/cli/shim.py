@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options, rules_option
+from hipport.cli.common import HIP_VERSION_METAVAR, _fail, _load_rules, _options, rules_option
 
 
 @click.command()
@@ -23,8 +23,9 @@ from hipport.cli.common import _fail, _load_rules, _options, rules_option
 )
 @click.option(
     "--hip-version",
-    metavar="X.Y",
-    help="Oldest HIP the header must build with; newer names get HIP_VERSION guards. Default: newest known.",
+    metavar=HIP_VERSION_METAVAR,
+    help="Oldest HIP the header must build with; newer names get HIP_VERSION guards. "
+    "'installed': what hipconfig --version says. Default: the newest the rules know.",
 )
 @click.option(
     "--prefix",
