@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 CHUNK_ABOVE = 4_000_000  # files larger than this are parsed in pieces
@@ -58,13 +57,20 @@ def _parser():
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
-@dataclass(frozen=True, slots=True)
 class _Block:
-    """A namespace, extern "C" block, #ifdef or #if that pieces of the file are cut inside."""
+    """A namespace, extern "C" block, function body, #ifdef or #if that pieces of the file are cut inside.
 
-    start: int  # where its opening text starts ...
-    opened: int  # ... and ends: `namespace x {`, or the `#ifdef X` line with its newline
-    closer: bytes  # b"}" or b"#endif"
+    A plain class, not a dataclass: every `hipport check` imports this module (for CHUNK_ABOVE),
+    and a frozen dataclass with slots compiles its generated methods and builds its class twice
+    at each start; nothing compares or hashes blocks.
+    """
+
+    __slots__ = ("start", "opened", "closer")
+
+    def __init__(self, start: int, opened: int, closer: bytes) -> None:
+        self.start = start  # where its opening text starts ...
+        self.opened = opened  # ... and ends: `namespace x {`, or the `#ifdef X` line with its newline
+        self.closer = closer  # b"}" or b"#endif"
 
 
 def chunk_trees(source: bytes, chunk_bytes: int) -> Iterator[tuple[object, int, int]]:
