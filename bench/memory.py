@@ -1,7 +1,8 @@
 """Peak memory of porting one big file, as a multiple of the file's size (guarantee 3).
 
     python bench/memory.py                 # 10 and 50 MB of CUDA, a 50 MB single line, 10 MB of dense names
-    python bench/memory.py --sizes 5 --shapes cuda   # quicker
+    python bench/memory.py --sizes 5 --shapes cuda   # quicker (other shapes' rows are kept)
+    python bench/memory.py --sizes 8 --shapes calls-function calls-line sum-line   # issue 22's
 
 Each measurement runs in a fresh interpreter: it loads the rules, ports a
 small file to warm up, records its RSS (the baseline: interpreter, grammar,
@@ -36,7 +37,13 @@ SHAPES = {
     "cuda": "generated CUDA (kernels, runtime and cuBLAS calls), the benchmark corpus's big file",
     "single-line": "the same CUDA without its comments and preprocessor lines, joined into one line",
     "dense": "`cudaFree(p); ` repeated: a name to port every 13 bytes, the worst case for edits",
+    # issue 22's shapes: one line, no cut the chunked parse may take
+    "calls-function": "one line: `void f(void*p,int n){` and `cudaMalloc(&p,n);` repeated, one huge function",
+    "calls-line": "one line of `cudaMalloc(&p,n);` repeated at file scope (statements, no declarations)",
+    "sum-line": "one line `int x = a+a+...+b;`: a deep expression without a name to port",
 }
+_ONE_SIZE = ("dense", "calls-function", "calls-line", "sum-line")  # at the smallest size only
+_CLI_ROW = ("cuda", "calls-function", "calls-line", "sum-line")
 
 _PROBE = r"""
 import json, resource, sys, time
@@ -77,9 +84,15 @@ print(json.dumps({"baseline_kb": baseline, "peak_kb": hwm_kb(), "seconds": secon
 
 
 def make(shape: str, path: Path, megabytes: float) -> int:
+    size = int(megabytes * 1_000_000)
     if shape == "dense":
         unit = b"cudaFree(p); "
-        path.write_bytes(unit * int(megabytes * 1_000_000 / len(unit)))
+        path.write_bytes(unit * (size // len(unit)))
+    elif shape in ("calls-function", "calls-line"):
+        calls = b"cudaMalloc(&p,n);" * (size // 17)
+        path.write_bytes(b"void f(void*p,int n){" + calls + b"}\n" if shape == "calls-function" else calls)
+    elif shape == "sum-line":
+        path.write_bytes(b"int x = " + b"a+" * (size // 2) + b"b;\n")
     else:
         corpus_gen.big_file(path, megabytes, seed=1)
         if shape == "single-line":
@@ -117,7 +130,7 @@ def main() -> None:
         for shape in args.shapes:
             for megabytes in args.sizes:
                 if (shape == "single-line" and megabytes != max(args.sizes)) or \
-                        (shape == "dense" and megabytes != min(args.sizes)):
+                        (shape in _ONE_SIZE and megabytes != min(args.sizes)):
                     continue  # one size each: dense at 50 MB would need some 5 GB
                 path = Path(tmp) / f"{shape}-{megabytes:g}MB.cu"
                 size = make(shape, path, megabytes)
@@ -132,7 +145,7 @@ def main() -> None:
                        for phase, kb in probe["phases_kb"].items()},
                     "seconds": round(probe["seconds"], 1), "edits": probe["edits"],
                 }
-                if shape == "cuda":
+                if shape in _CLI_ROW:
                     cli = command_line(path, Path(tmp) / "out.hip")
                     row["cli_peak_mb"] = round(cli["peak_kb"] / 1024, 1)
                     row["cli_seconds"] = round(cli["seconds"], 1)
@@ -144,8 +157,12 @@ def main() -> None:
                       + (f"  | CLI peak {row['cli_peak_mb']} MB in {row['cli_seconds']}s" if "cli_peak_mb" in row else ""),
                       flush=True)
                 path.unlink()
+    # rows of the shapes not measured this time are kept from the last run
+    kept = []
+    if args.output.exists():
+        kept = [r for r in json.loads(args.output.read_text())["rows"] if r["shape"] not in args.shapes]
     args.output.write_text(json.dumps({"machine": platform.platform(), "python": platform.python_version(),
-                                       "shapes": SHAPES, "rows": rows}, indent=2) + "\n")
+                                       "shapes": SHAPES, "rows": kept + rows}, indent=2) + "\n")
     print(f"written to {args.output}")
 
 

@@ -28,6 +28,11 @@ class CheckRun:
             for finding in result.findings:
                 yield result.path, finding
 
+    @property
+    def nothing_checked(self) -> bool:
+        """Every path named was an error (missing, unreadable): the error lines say it all."""
+        return bool(self.errors) and not self.results
+
     def fails(self, fail_on: str) -> bool:
         return reaches((f for _, f in self.findings()), fail_on)
 
@@ -60,7 +65,7 @@ def text_lines(run: CheckRun, quiet: bool) -> tuple[list[str], str | None]:
         format_line(path, finding)
         for path, finding in sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code))
     ]
-    if quiet:
+    if quiet or run.nothing_checked:
         return lines, None
     counts = {"error": 0, "warning": 0, "info": 0}
     for _, finding in run.findings():

@@ -48,6 +48,7 @@ def explain(name: str, rules: RuleSet) -> dict:
                 "rule_file": namespace.origin.path,
             }
         )
+    entries.extend(_macro_entries(name, rules))
     lint = rules.lints.get(name)
     if lint is not None and rule is None:
         entries.append(
@@ -70,8 +71,39 @@ def explain(name: str, rules: RuleSet) -> dict:
     result = {"name": name, "known": bool(entries), "entries": entries}
     if not entries:
         pool = set(rules.names) | {r.hip for r in rules.names.values() if r.hip} | set(rules.headers)
+        pool |= set(rules.macros)
         result["suggestions"] = difflib.get_close_matches(name, sorted(pool), n=5, cutoff=0.6)
     return result
+
+
+def _macro_entries(name: str, rules: RuleSet) -> list[dict]:
+    """NAME as a CUDA header macro tested in #if/#ifdef (rules/macros.toml), or as the HIP macro
+    one becomes."""
+    found = []
+    macro = rules.macros.get(name)
+    if macro is not None:
+        found.append(macro)
+    found.extend(m for m in rules.macros.values() if m.cuda != name and m.hip == name)
+    entries = []
+    for m in found:
+        if m.hip is None:
+            rewrite = "none: HIP defines no counterpart, the test is left as written (HP302)"
+        else:
+            rewrite = f"in #if/#ifdef/#ifndef/#elif conditions only, to {m.hip}"
+        entry = {
+            "kind": "macro",
+            "cuda": m.cuda,
+            "hip": m.hip,
+            "supported": m.hip is not None,
+            "header": m.header,
+            "added": m.added,
+            "rewrite": rewrite,
+            "note": m.note,
+            "rule_file": m.origin.path,
+            "user_rule": not m.origin.builtin,
+        }
+        entries.append({k: v for k, v in entry.items() if v is not None})
+    return entries
 
 
 def _name_entry(rule, rules: RuleSet) -> dict:
@@ -125,6 +157,7 @@ def render_explain(result: dict) -> str:
         ("library", "library"),
         ("kind", "kind"),
         ("section", "section"),
+        ("header", "CUDA header"),
         ("hip", "HIP"),
         ("roc", "ROC"),
         ("added", "HIP added"),

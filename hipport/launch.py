@@ -146,7 +146,7 @@ def _plain_check(argv: list[str]) -> int | None:
     from hipport.options import Options
     from hipport.ruleset.loader import load_rules
     from hipport.ruleset.schema import RuleFileError
-    from hipport.versions import parse_version
+    from hipport.versions import target_version
 
     try:
         config = given.get("config")
@@ -159,7 +159,7 @@ def _plain_check(argv: list[str]) -> int | None:
             fail_on=given.get("fail_on"),
             baseline=Path(given["baseline"]) if "baseline" in given else None,
         )
-        version = parse_version(settings.hip_version) if settings.hip_version else None
+        version = target_version(settings.hip_version)
         options = Options(hip_version=version, launch_syntax=settings.launch_syntax, roc=settings.roc)
         rules = load_rules([Path(p) for p in settings.rules])
         known = load_baseline(settings.baseline) if settings.baseline is not None else None

@@ -21,3 +21,42 @@ def parse_version(text: str) -> Version:
 def format_version(version: Version) -> str:
     major, minor, patch = version
     return f"{major}.{minor}" if patch == 0 else f"{major}.{minor}.{patch}"
+
+
+INSTALLED = "installed"  # --hip-version installed / hip-version = "installed": what hipconfig reports
+
+
+class InstalledVersionError(ValueError):
+    """`installed` was asked for and hipconfig could not say: one line, not a usage error."""
+
+
+def installed_hip_version(hipconfig: str = "hipconfig") -> Version:
+    """X.Y of the installed HIP, from `hipconfig --version` ('5.2.21153-0' -> (5, 2, 0))."""
+    import subprocess
+
+    try:
+        done = subprocess.run([hipconfig, "--version"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise InstalledVersionError(
+            f"--hip-version {INSTALLED}: {hipconfig} is not on PATH; name the target instead (--hip-version X.Y)"
+        ) from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InstalledVersionError(f"--hip-version {INSTALLED}: cannot run {hipconfig}: {exc}") from None
+    m = re.match(r"\s*(\d+)\.(\d+)", done.stdout)
+    if done.returncode != 0 or m is None:
+        said = (done.stdout.strip() or done.stderr.strip()).splitlines()[:1]
+        raise InstalledVersionError(
+            f"--hip-version {INSTALLED}: '{hipconfig} --version' gave no version"
+            + (f" ({said[0]!r})" if said else f" (exit status {done.returncode})")
+        )
+    return (int(m.group(1)), int(m.group(2)), 0)
+
+
+def target_version(text: str | None) -> Version | None:
+    """The --hip-version (or hip-version setting) asked for: None for the newest the rules know,
+    `installed` for hipconfig's, else X.Y[.Z]. ValueError for anything else."""
+    if not text:
+        return None
+    if text.strip() == INSTALLED:
+        return installed_hip_version()
+    return parse_version(text)

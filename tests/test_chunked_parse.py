@@ -160,3 +160,37 @@ def test_cut_inside_include_guard_namespace_and_extern_c_keeps_include_scopes(ru
 def test_a_file_with_no_safe_cut_is_parsed_whole(source, rules, cuts):
     assert _parse(pieces_of(20), source, rules) == _parse(WHOLE, source, rules)
     assert cuts["whole"] == 1
+
+
+CALLS = b"cudaMalloc(&p,n);cudaFree(p);" * 40
+
+
+@pytest.mark.parametrize("source", [
+    b"void f(void*p,int n){" + CALLS + b"}\n",  # issue 22: one huge function on one line
+    b"__global__ void k(float*p){" + CALLS + b"}\nvoid g(){" + CALLS + b"}\n",
+    # a local hiding a CUDA name inside a block that closes within a piece
+    b"void f(void*p,int n){" + CALLS + b"{int cudaFree=0;cudaFree+1;}" + CALLS + b"}\n",
+    b"void f(void*p,int n){" + CALLS + b"if(n){cudaFree(p);}else{cudaMalloc(&p,n);}" + CALLS + b"}\n",
+], ids=["one-function", "two-functions", "local-in-inner-block", "if-else"])
+def test_a_huge_function_is_cut_between_its_statements(source, rules, cuts):
+    assert _parse(pieces_of(100), source, rules) == _parse(WHOLE, source, rules)
+    assert cuts["whole"] == 0 and cuts["pieces"] > 5
+    whole = port_source(source, rules, Options(), "f.cu", backend=WHOLE)
+    cut = port_source(source, rules, Options(), "f.cu", backend=pieces_of(100))
+    assert cut.output == whole.output and cut.edits == whole.edits
+
+
+@pytest.mark.parametrize("source", [
+    # a local declared before a cut hides cudaFree after it, to the function's real end
+    b"void f(void*p,int n){int cudaFree=0;" + CALLS + b"}\nvoid g(void*p){cudaFree(p);}\n",
+    # so does a parameter
+    b"void f(void*p,int cudaStream_t){" + CALLS + b"cudaStream_t+1;}\ncudaStream_t s;\n",
+], ids=["local", "parameter"])
+def test_a_function_whose_local_hides_a_name_is_parsed_whole(source, rules, cuts, monkeypatch):
+    # The piece after the cut sees the function close on borrowed text, so a local's reach
+    # would end there: ts_scopes gives up on the pieces and the file is parsed whole.
+    results = []
+    in_chunks = treesitter._parse_in_chunks
+    monkeypatch.setattr(treesitter, "_parse_in_chunks", lambda *a: results.append(in_chunks(*a)) or results[-1])
+    assert _parse(pieces_of(100), source, rules) == _parse(WHOLE, source, rules)
+    assert results == [None]

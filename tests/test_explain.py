@@ -1,4 +1,5 @@
 """hipport explain and hipport rules."""
+
 from __future__ import annotations
 
 import json
@@ -66,17 +67,26 @@ def test_rules_stats_notices_a_row_that_lost_its_mapping_or_gained_one(rules):
 
     rows = [
         {"library": "CUDA_Runtime_API", "cuda_name": "cudaMalloc", "hip_name": "hipMalloc", "roc_name": ""},
-        {"library": "CUDA_Runtime_API", "cuda_name": "cudaDeviceFlushGPUDirectRDMAWrites", "hip_name": "",
-         "roc_name": ""},
+        {
+            "library": "CUDA_Runtime_API",
+            "cuda_name": "cudaDeviceFlushGPUDirectRDMAWrites",
+            "hip_name": "",
+            "roc_name": "",
+        },
         {"library": "CUDNN", "cuda_name": "cudnnCreate", "hip_name": "hipdnnCreate", "roc_name": "miopenCreate"},
-        {"library": "CUDNN", "cuda_name": "cudnnSetTensor4dDescriptor", "hip_name": "hipdnnSetTensor4dDescriptor",
-         "roc_name": ""},
+        {
+            "library": "CUDNN",
+            "cuda_name": "cudnnSetTensor4dDescriptor",
+            "hip_name": "hipdnnSetTensor4dDescriptor",
+            "roc_name": "",
+        },
     ]
     assert [r["coverage"] for r in stats(rules, rows) if r["reference_rows"]] == [100.0, 100.0]
     broken = dataclasses.replace(rules, names=dict(rules.names))
     broken.names["cudaMalloc"] = dataclasses.replace(rules.names["cudaMalloc"], hip=None)
     broken.names["cudnnSetTensor4dDescriptor"] = dataclasses.replace(
-        rules.names["cudnnSetTensor4dDescriptor"], hip="hipdnnSetTensor4dDescriptor")
+        rules.names["cudnnSetTensor4dDescriptor"], hip="hipdnnSetTensor4dDescriptor"
+    )
     table = {r["library"]: r for r in stats(broken, rows) if r["reference_rows"]}
     assert table["CUDA_Runtime_API"]["coverage"] == 50.0 and table["CUDA_Runtime_API"]["reference_mapped"] == 0
     assert table["CUDNN"]["coverage"] == 50.0 and table["CUDNN"]["reference_unsupported"] == 0
@@ -95,8 +105,9 @@ def test_rules_list_filters_by_library_status_and_version():
 
     from hipport.cli import main
 
-    run = CliRunner().invoke(main, ["rules", "list", "--library", "CUSPARSE", "--status", "unsupported",
-                                    "--format", "json"])
+    run = CliRunner().invoke(
+        main, ["rules", "list", "--library", "CUSPARSE", "--status", "unsupported", "--format", "json"]
+    )
     rows = json.loads(run.stdout)
     assert rows and all(r["hip"] is None and r["library"] == "CUSPARSE" for r in rows)
     run = CliRunner().invoke(main, ["rules", "list", "--newer-than", "6.1", "--format", "json"])
@@ -105,3 +116,30 @@ def test_rules_list_filters_by_library_status_and_version():
     assert "cudaMalloc" not in names
     run = CliRunner().invoke(main, ["rules", "list", "--newer-than", "six"])
     assert run.exit_code == 2
+
+
+def test_explain_knows_the_header_macros_convert_rewrites():
+    """rules/macros.toml: `convert` asks #ifdef __DRIVER_TYPES_H__ with HIP's guard, so explain knows it."""
+    result = invoke("explain", "__DRIVER_TYPES_H__", "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["known"]
+    (entry,) = [e for e in data["entries"] if e["kind"] == "macro"]
+    assert entry["hip"] == "HIP_INCLUDE_HIP_DRIVER_TYPES_H" and entry["header"] == "driver_types.h"
+    assert entry["rule_file"].endswith("macros.toml")
+    text = invoke("explain", "__DRIVER_TYPES_H__").output
+    assert "no rule knows" not in text and "HIP_INCLUDE_HIP_DRIVER_TYPES_H" in text
+    # the HIP side finds the CUDA macro, and a macro HIP lacks says so
+    by_hip = json.loads(invoke("explain", "HIP_INCLUDE_HIP_DRIVER_TYPES_H", "--format", "json").output)
+    assert "__DRIVER_TYPES_H__" in {e["cuda"] for e in by_hip["entries"]}
+    lacking = json.loads(invoke("explain", "__CUDACC_VER_MAJOR__", "--format", "json").output)
+    macro = next(e for e in lacking["entries"] if e["kind"] == "macro")
+    assert macro["supported"] is False and "HP302" in macro["rewrite"]
+    assert "__DRIVER_TYPES_H__" in invoke("explain", "__DRIVER_TYPES_H").output  # a suggestion
+
+
+def test_explain_macro_agrees_with_convert(tmp_path):
+    source = tmp_path / "a.cu"
+    source.write_text("#ifdef __DRIVER_TYPES_H__\nint x;\n#endif\n")
+    out = invoke("convert", str(source), "-o", "-").output
+    assert "#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H" in out

@@ -37,7 +37,8 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def _run(command: list[str], cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # this checkout's hipport, not whichever one the virtual environment was installed from
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     return subprocess.run([*command, *args], cwd=cwd, capture_output=True, timeout=120, env=env)
 
 

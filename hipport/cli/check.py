@@ -121,6 +121,8 @@ def check(
             _fail(str(exc))
     for message in run.errors:
         click.echo(f"hipport: {message}", err=True)
+    if run.nothing_checked:
+        sys.exit(2)  # no summary, report or baseline of nothing: the error line is the whole answer
     if write_baseline is not None:
         try:
             count = save_baseline(write_baseline, run.results)

@@ -28,10 +28,12 @@ def _load_rules(user_rules: tuple[str, ...]):
 
 def _options(hip_version: str | None, launch_syntax: str, roc: bool):
     from hipport.options import Options
-    from hipport.versions import parse_version
+    from hipport.versions import InstalledVersionError, target_version
 
     try:
-        version = parse_version(hip_version) if hip_version else None
+        version = target_version(hip_version)
+    except InstalledVersionError as exc:
+        _fail(str(exc))
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--hip-version") from None
     return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc)
@@ -95,8 +97,12 @@ def _print_summary(summary: dict, elapsed: float) -> None:
 
 
 # Options several commands share, spelled once so their names and help stay the same everywhere.
+HIP_VERSION_METAVAR = "X.Y|installed"
 hip_version_option = click.option(
-    "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
+    "--hip-version",
+    metavar=HIP_VERSION_METAVAR,
+    help="Target HIP version; names newer than it are reported. 'installed': what hipconfig --version says. "
+    "Default: the newest the rules know.",
 )
 rules_option = click.option(
     "--rules",

@@ -217,8 +217,11 @@ def convert(
                     target = target / src.name
                 if target.resolve() == src.resolve():
                     raise PortError(f"{target}: output is the input file; use --in-place")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(target, result.output, mode_from=src)
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomic(target, result.output, mode_from=src)
+                except OSError as exc:  # name the output, not the temporary file beside it
+                    raise PortError(f"{target}: cannot write: {exc.strerror or exc}") from None
             results, errors = [result], []
     except PortError as exc:
         _fail(str(exc))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options, rules_option
+from hipport.cli.common import HIP_VERSION_METAVAR, _fail, _load_rules, _options, rules_option
 
 
 @click.command()
@@ -23,8 +23,9 @@ from hipport.cli.common import _fail, _load_rules, _options, rules_option
 )
 @click.option(
     "--hip-version",
-    metavar="X.Y",
-    help="Oldest HIP the header must build with; newer names get HIP_VERSION guards. Default: newest known.",
+    metavar=HIP_VERSION_METAVAR,
+    help="Oldest HIP the header must build with; newer names get HIP_VERSION guards. "
+    "'installed': what hipconfig --version says. Default: the newest the rules know.",
 )
 @click.option(
     "--prefix",
@@ -66,6 +67,9 @@ def shim(
     if not quiet:
         for path, f in result.findings:
             click.echo(f"{path}:{f.line}:{f.column}: {f.severity.value} {f.code} {f.message}", err=True)
+    if result.usage.errors:
+        sys.exit(2)  # nothing was written: a summary would only contradict the error line
+    if not quiet:
         entries = result.plan.entries
         state = "written" if result.written else "out of date" if result.changed else "up to date"
         click.echo(
@@ -75,7 +79,5 @@ def shim(
             f"{sum(e.since is not None or e.until is not None for e in entries)} behind HIP_VERSION guards",
             err=True,
         )
-    if result.usage.errors:
-        sys.exit(2)
     if check_only and result.changed:
         sys.exit(1)

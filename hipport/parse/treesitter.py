@@ -59,7 +59,7 @@ def _parse_in_chunks(
     pieces = _CandidatePieces(candidates)
     try:
         for tree, _own_start, own_end in chunk_trees(source, chunk_bytes):
-            classifier = _Classifier(source, tree.root_node, markers, guard_start, matcher)
+            classifier = _Classifier(source, tree.root_node, markers, guard_start, matcher, own_end)
             guard_start, matcher = classifier.guard_start, classifier.matcher
             classifier.run(pieces.until(own_end), out)
             del classifier, tree  # one chunk's tree alive at a time
@@ -138,9 +138,16 @@ _UNKNOWN = object()  # the include guard of a chunk's file, before the first chu
 
 class _Classifier(NameClassifier, PlaceClassifier):
     def __init__(
-        self, source: bytes, root, markers: frozenset[str], guard_start=_UNKNOWN, matcher: LintMatcher | None = None
+        self,
+        source: bytes,
+        root,
+        markers: frozenset[str],
+        guard_start=_UNKNOWN,
+        matcher: LintMatcher | None = None,
+        piece_end: int | None = None,
     ) -> None:
         self.source = source
+        self.piece_end = piece_end  # where a chunk's own text ends; None for the whole file
         self.root = root
         self.markers = markers
         self.macro_bodies: dict[int, dict[int, MacroIdentifier]] = {}
@@ -155,7 +162,7 @@ class _Classifier(NameClassifier, PlaceClassifier):
             self.matcher = LintMatcher(self.source, lints)
         matcher = self.matcher if lints is not None else None
         self.scopes = out.scopes
-        self.scopes.attach(self.root)
+        self.scopes.attach(self.root, self.piece_end)
         self.last_namespace_at = -1
         try:
             if matcher is not None:

@@ -7,13 +7,15 @@ the whole file.
 
 A cut is safe only where the pieces read as the whole file does. Cuts go
 between two complete items (declarations, definitions, directives) of the file,
-or of a namespace, `extern "C"` block, #ifdef or #if that encloses them. A piece
+or of a namespace, `extern "C"` block, #ifdef or #if that encloses them, or between
+the statements of a function's body (a local whose reach crosses such a cut makes
+ts_scopes fall back to one parse: the piece sees the function close early). A piece
 inside such a block is parsed together with the block's opening text (where it
 is in the file) and a closing `}` or `#endif` (borrowed from later in the file),
 so it has the same enclosing nodes as in the whole tree; a piece is used only if
 that parse has no syntax error and the blocks it is inside close where the
 borrowed text closes them. Where no such cut exists (a syntax error, one huge
-function) the caller parses the file whole.
+function with locals) the caller parses the file whole.
 
 Most pieces are found with one parse: the window up to a likely cut (a line
 that starts an item where the previous piece's items started) is parsed, and if
@@ -27,7 +29,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 CHUNK_ABOVE = 4_000_000  # files larger than this are parsed in pieces
@@ -56,13 +57,20 @@ def _parser():
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
-@dataclass(frozen=True, slots=True)
 class _Block:
-    """A namespace, extern "C" block, #ifdef or #if that pieces of the file are cut inside."""
+    """A namespace, extern "C" block, function body, #ifdef or #if that pieces of the file are cut inside.
 
-    start: int  # where its opening text starts ...
-    opened: int  # ... and ends: `namespace x {`, or the `#ifdef X` line with its newline
-    closer: bytes  # b"}" or b"#endif"
+    A plain class, not a dataclass: every `hipport check` imports this module (for CHUNK_ABOVE),
+    and a frozen dataclass with slots compiles its generated methods and builds its class twice
+    at each start; nothing compares or hashes blocks.
+    """
+
+    __slots__ = ("start", "opened", "closer")
+
+    def __init__(self, start: int, opened: int, closer: bytes) -> None:
+        self.start = start  # where its opening text starts ...
+        self.opened = opened  # ... and ends: `namespace x {`, or the `#ifdef X` line with its newline
+        self.closer = closer  # b"}" or b"#endif"
 
 
 def chunk_trees(source: bytes, chunk_bytes: int) -> Iterator[tuple[object, int, int]]:
@@ -229,6 +237,14 @@ def _block(node, source: bytes) -> _Block | None:
     if kind in ("namespace_definition", "linkage_specification"):
         body = node.child_by_field_name("body")
         if body is None or body.type != "declaration_list":
+            return None
+        return _Block(node.start_byte, body.start_byte + 1, b"}")
+    if kind == "function_definition":
+        # Between a function's statements: the pieces of one huge function (a generated file,
+        # issue 22). Its locals are scoped to the function, which a piece cut inside it sees
+        # closing on borrowed text; ts_scopes falls back to one parse if one hides a name.
+        body = node.child_by_field_name("body")
+        if body is None or body.type != "compound_statement":
             return None
         return _Block(node.start_byte, body.start_byte + 1, b"}")
     if kind in ("preproc_ifdef", "preproc_if"):

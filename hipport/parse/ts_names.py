@@ -6,10 +6,10 @@ needs comes from the NodePath, never from node.parent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
-from hipport.parse.sites import NameSite, Role
+from hipport.parse.sites import NameSite, Role, Spans
 from hipport.parse.tree_path import NODE, TYPE, NodePath
 from hipport.parse.ts_grammar import (
     DECLARATION_OWNERS,
@@ -85,7 +85,8 @@ class NameClassifier:
         if call is not None and call.child_by_field_name("function") in (node, parent):
             args = call.child_by_field_name("arguments")
             if args is not None and args.type == "argument_list":
-                arguments = spans_of_code(args.named_children)
+                # packed: a file of calls has one every few bytes (sites.Spans reads as the list)
+                arguments = cast("list[tuple[int, int]]", Spans(spans_of_code(args.named_children)))
         return NameSite(start, end, name, Role.USE, arguments=arguments)
 
     def _declaration(self, path: NodePath, construct: int, start: int, end: int, name: str) -> NameSite:

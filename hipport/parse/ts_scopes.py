@@ -31,6 +31,7 @@ import re
 
 from hipport.parse.sites import NameSite
 from hipport.parse.tree_path import NodePath
+from hipport.parse.ts_chunks import NoSafeCut
 
 # The nodes a declaration's scope can be: what it is declared directly inside.
 SCOPE_NODES = frozenset(
@@ -87,10 +88,13 @@ class Scopes:
         self._directives = list(_USING_DIRECTIVE.finditer(source)) if b"using" in source else []
         self._next_directive = 0
         self._directive_path: NodePath | None = None
+        self._piece_end: int | None = None
 
-    def attach(self, root) -> None:
-        """The tree (of the file, or of one chunk) the offsets to come are in."""
+    def attach(self, root, piece_end: int | None = None) -> None:
+        """The tree (of the file, or of one chunk) the offsets to come are in; piece_end: where
+        that chunk's own text ends, when it is a piece of the file (hipport.parse.ts_chunks)."""
         self._directive_path = NodePath(root) if self._directives else None
+        self._piece_end = piece_end
 
     # -- declarations ------------------------------------------------------------
 
@@ -129,6 +133,10 @@ class Scopes:
         self.after[name] = min(self.after.get(name, start), start)
 
     def _push(self, name: str, start: int, end: int) -> None:
+        if self._piece_end is not None and end > self._piece_end:
+            # A local of a function the piece was cut inside: its block closes on borrowed text
+            # there, not where the function really ends. The file is parsed whole instead.
+            raise NoSafeCut
         stack = self.regions.setdefault(name, [])
         while stack and stack[-1] <= start:
             stack.pop()
