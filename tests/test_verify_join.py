@@ -69,6 +69,17 @@ def test_a_missing_library_header_is_no_lib(tmp_path, libraries, header, library
     assert (v.verdict, v.library) == ("no-lib", library)
 
 
+def test_a_cuda_library_header_a_hip_library_wraps_on_nvidia_is_no_lib(tmp_path, libraries):
+    # HIP's NVIDIA-platform hipRAND includes cuRAND's own header, as gcc (nvcc's preprocessor) reports
+    out, report = make_tree(tmp_path, {"a.hip": "#include <hiprand/hiprand_kernel.h>\n"})
+    v = verdict_of(out, report, libraries, "a.hip",
+                   failed("In file included from /usr/include/hiprand/hiprand_kernel.h:56,\n"
+                          f"                 from {out}/a.hip:1:\n"
+                          "/usr/include/hiprand/hiprand_kernel_nvcc.h:31:10: fatal error: curand_kernel.h: "
+                          "No such file or directory\n"))
+    assert (v.verdict, v.library) == ("no-lib", "hiprand")
+
+
 def test_a_missing_project_or_cuda_header_is_not_a_library(tmp_path, libraries):
     out, report = make_tree(tmp_path, {"a.hip": "#include <cuda/barrier>\n"})
     v = verdict_of(out, report, libraries, "a.hip",

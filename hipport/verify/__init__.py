@@ -110,9 +110,23 @@ def _binary(path: Path) -> bool:
         return False
 
 
+def rule_library_headers(rules) -> dict[str, str]:
+    """Every ROCm header a rule can emit, named after its library (hipblas): a compile that misses
+    one lacks a library, not a fix."""
+    found: dict[str, str] = {}
+    for rule in rules.headers.values():
+        for header in (rule.hip, rule.roc, rule.hip_flat, rule.roc_flat):
+            if header:
+                found.setdefault(header, header.split("/")[0].removesuffix(".h"))
+        if rule.hip and not rule.hip.startswith("hip/"):
+            # on NVIDIA a HIP library's header wraps the CUDA library's (hiprand_kernel.h includes
+            # curand_kernel.h): without that CUDA library installed, the library is what is missing
+            found.setdefault(rule.cuda, rule.hip.split("/")[0].removesuffix(".h"))
+    return found
+
+
 def library_headers(rules) -> frozenset[str]:
-    """Every ROCm header a rule can emit: a compile that misses one lacks a library, not a fix."""
-    return frozenset(h for r in rules.headers.values() for h in (r.hip, r.roc, r.hip_flat, r.roc_flat) if h)
+    return frozenset(rule_library_headers(rules))
 
 
 def status(result: CompileResult, rocm_headers: frozenset[str]) -> tuple[str, str]:

@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.verify import CompileResult
+from hipport.verify import CompileResult, rule_library_headers
 from hipport.verify.diag import FirstError, error_kind, first_error, quoted_names
 from hipport.verify.includes import IncludeGraph
 
@@ -63,11 +63,7 @@ def library_table(rules, data: Path | None = None) -> LibraryTable:
     third-party libraries of rules/verify/libraries.toml."""
     from hipport.ruleset.loader import builtin_rules_dir
 
-    exact: dict[str, str] = {}
-    for rule in rules.headers.values():
-        for header in (rule.hip, rule.roc, rule.hip_flat, rule.roc_flat):
-            if header:
-                exact.setdefault(header, header.split("/")[0].removesuffix(".h"))
+    exact = rule_library_headers(rules)
     path = data or builtin_rules_dir() / "verify" / "libraries.toml"
     with open(path, "rb") as f:
         table = tomllib.load(f)
