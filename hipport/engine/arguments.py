@@ -316,7 +316,8 @@ def _borrow(
     }
     if len(found) != 1:
         how = "no" if not found else "more than one"
-        return None, f"{how} earlier {rule.borrow_call} call with the same '{key.decode('utf-8', 'replace')}'"
+        callees = rule.borrow_call + (f" (or {', '.join(rule.borrow_also)})" if rule.borrow_also else "")
+        return None, f"{how} earlier {callees} call with the same '{key.decode('utf-8', 'replace')}'"
     borrowed = found.pop()
     if not re.fullmatch(rb"[\w.\->&*\[\]() ]+", borrowed):
         return None, f"the {rule.borrow_call} argument is not a plain expression"
