@@ -316,7 +316,7 @@ def _borrow(
     }
     if len(found) != 1:
         how = "no" if not found else "more than one"
-        callees = rule.borrow_call + (f" (or {', '.join(rule.borrow_also)})" if rule.borrow_also else "")
+        callees = f"{rule.borrow_call}" + (f" (or {', '.join(rule.borrow_also)})" if rule.borrow_also else "")
         return None, f"{how} earlier {callees} call with the same '{key.decode('utf-8', 'replace')}'"
     borrowed = found.pop()
     if not re.fullmatch(rb"[\w.\->&*\[\]() ]+", borrowed):
