@@ -100,6 +100,23 @@ def test_hip_rules_still_apply_to_runtime_calls_under_roc(rules):
     assert b"hipEventCreateWithFlags(e, hipEventDisableTiming)" in result.output
 
 
+
+def test_a_borrow_may_match_another_position_in_any_listed_callee(rules):
+    # --roc: rocsparse_csrsv_zero_pivot takes the descriptor (argument 4) of the csrsv2 analysis, of whichever
+    # precision, whose info (its argument 8, the zero-pivot call's 1) is the same; borrow_key and borrow_also
+    body = (b"#include <cusparse.h>\n"
+            b"void f(cusparseHandle_t h, cusparseMatDescr_t lo, cusparseMatDescr_t up, csrsv2Info_t i, csrsv2Info_t j,\n"
+            b"       int m, int nnz, const double* v, const int* r, const int* c, void* b, int* p) {\n"
+            b"  cusparseDcsrsv2_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, m, nnz, up, v, r, c, j, CUSPARSE_SOLVE_POLICY_NO_LEVEL, b);\n"
+            b"  cusparseZcsrsv2_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, m, nnz, lo, v, r, c, i, CUSPARSE_SOLVE_POLICY_NO_LEVEL, b);\n"
+            b"  cusparseXcsrsv2_zeroPivot(h, i, p);\n"
+            b"  cusparseXcsrsv2_zeroPivot(h, j, p);\n"
+            b"  cusparseXcsrsv2_zeroPivot(h, p == 0 ? i : j, p);\n}\n")
+    result = _port(rules, body, roc=True)
+    assert b"rocsparse_csrsv_zero_pivot(h, lo, i, p);" in result.output
+    assert b"rocsparse_csrsv_zero_pivot(h, up, j, p);" in result.output
+    assert "HP105:9" in _codes(result) and b"rocsparse_csrsv_zero_pivot(h, p == 0 ? i : j, p);" in result.output
+
 def test_a_call_in_a_macro_body_is_rewritten_in_place(rules):
     result = _port(rules, b"#define MARK(e) cudaEventCreate(&(e), cudaEventDisableTiming)\n")
     assert b"#define MARK(e) hipEventCreateWithFlags(&(e), hipEventDisableTiming)" in result.output

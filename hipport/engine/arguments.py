@@ -97,7 +97,8 @@ def plan_call(
             problem = "a comment sits between arguments the rewrite moves"
     borrowed = None
     if problem is None and rule.borrow_call is not None:
-        borrowed, problem = _borrow(site, rule, source, calls_by_name.get(rule.borrow_call, []))
+        candidates = [c for name in (rule.borrow_call, *rule.borrow_also) for c in calls_by_name.get(name, [])]
+        borrowed, problem = _borrow(site, rule, source, candidates)
     if problem is not None:
         hint = f": {rule.message}" if rule.message else f" as ({rule.arguments})"
         return None, [
@@ -303,18 +304,20 @@ def _borrow(
     match, wanted = rule.borrow_match, rule.borrow_argument
     if match is None or wanted is None or match >= len(arguments):
         return None, f"it has no argument {match}"
+    other = match if rule.borrow_key is None else rule.borrow_key
     key = _squeezed(source[slice(*arguments[match])])
     found = {
         _squeezed(source[slice(*c.arguments[wanted])])
         for c in candidates
         if c.arguments
-        and len(c.arguments) > max(match, wanted)
+        and len(c.arguments) > max(other, wanted)
         and c.start < site.start
-        and _squeezed(source[slice(*c.arguments[match])]) == key
+        and _squeezed(source[slice(*c.arguments[other])]) == key
     }
     if len(found) != 1:
         how = "no" if not found else "more than one"
-        return None, f"{how} earlier {rule.borrow_call} call with the same '{key.decode('utf-8', 'replace')}'"
+        callees = f"{rule.borrow_call}" + (f" (or {', '.join(rule.borrow_also)})" if rule.borrow_also else "")
+        return None, f"{how} earlier {callees} call with the same '{key.decode('utf-8', 'replace')}'"
     borrowed = found.pop()
     if not re.fullmatch(rb"[\w.\->&*\[\]() ]+", borrowed):
         return None, f"the {rule.borrow_call} argument is not a plain expression"

@@ -23,6 +23,9 @@ cudaEventCreate(&e, flags)). Its actions are declarative:
   borrow_argument of the call to borrow_call in this file whose argument
   borrow_match is written as this call's is (the buffer a cuSPARSE analysis
   call was given, for the solve call HIP wants it passed to again);
+  `borrow_key`: where the other call has that argument, when not at
+  borrow_match too; `borrow_also`: more callees to borrow from (the other
+  precisions of borrow_call);
 - `target`: "hip" (default) when the port writes the HIP name, "roc" when it
   writes the ROC library's name (--roc); `since`/`until`: the HIP versions the
   rule is for.
@@ -59,6 +62,8 @@ class ArgumentRule:
     borrow_call: str | None = None
     borrow_match: int | None = None
     borrow_argument: int | None = None
+    borrow_key: int | None = None  # the other call's argument matched against this call's borrow_match
+    borrow_also: tuple[str, ...] = ()
     since: str | None = None
     until: str | None = None
     library: str | None = None
@@ -129,6 +134,7 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
 
 def make_argument_rule(entry: dict, origin: object) -> ArgumentRule:
     fields = {k: v for k, v in entry.items() if k not in ("cuda", "note")}
-    if "silent_values" in fields:
-        fields["silent_values"] = tuple(fields["silent_values"])
+    for listed in ("silent_values", "borrow_also"):
+        if listed in fields:
+            fields[listed] = tuple(fields[listed])
     return ArgumentRule(cuda=entry["cuda"], origin=origin, **fields)

@@ -131,6 +131,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "borrow_call": STR,
             "borrow_match": INT,
             "borrow_argument": INT,
+            "borrow_key": INT,
+            "borrow_also": STR_LIST,
             "since": STR,
             "until": STR,
             "library": STR,
