@@ -41,8 +41,10 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # one of NAMES used as a class template (texture<float, 1>)
     "template-type": (frozenset({"names"}), frozenset()),
     # one of NAMES in a preprocessor test; presence tests (#ifdef, defined())
-    # can take FIX, comparisons cannot
-    "macro-test": (frozenset({"names"}), frozenset()),
+    # can take FIX; with NEWEST (a condition true where the macro is undefined but code
+    # should count as newer than any of its values) comparisons and bare value tests can too
+    # (hipport/parse/lint_macro.py); a use in code is VALUE_SEVERITY
+    "macro-test": (frozenset({"names"}), frozenset({"newest", "value_severity"})),
     # member NAMES of a variable this file declares with one of RECEIVERS as type
     "member": (frozenset({"names", "receivers"}), frozenset({"hip"})),
     # a <<<>>> launch inside __global__ or __device__ code
@@ -64,7 +66,8 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 # only with fix_safe = true and where the matcher found it safe, otherwise offered
 # as a suggestion), added (report only for targets older than this HIP), hip (the
 # HIP spelling, which becomes the fix from `added` on), once (first hit per file),
-# severity (overrides the code's), library.
+# severity (overrides the code's), fixed_severity (the severity where convert applied the
+# fix: the meaning was kept), library.
 NAME_TRIGGERED = {
     "call-argument",
     "call-result-type",
@@ -130,6 +133,9 @@ class StructuralLint:
     fix: str | None = None
     fix_safe: bool = False
     severity: str | None = None
+    fixed_severity: str | None = None  # the severity where convert applied the fix
+    value_severity: str | None = None  # macro-test: a use of the macro in code, which no fix keeps
+    newest: str | None = None  # macro-test: the condition under which comparisons count as newest
     once: bool = False  # report the first occurrence in a file only
     library: str | None = None
 
@@ -221,6 +227,11 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
         return "position", f"position must be one of {', '.join(sorted(POSITIONS))}"
     if "fix_safe" in entry and "fix" not in entry and "hip" not in entry:
         return "fix_safe", "fix_safe needs a fix"
+    for name in ("fixed_severity", "value_severity"):
+        if entry.get(name, "info") not in ("error", "warning", "info"):
+            return name, f"{name} must be one of error, info, warning"
+    if "newest" in entry and "fix" not in entry:
+        return "newest", "newest needs a fix (the presence test's replacement)"
     return None
 
 
@@ -271,6 +282,9 @@ def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
         fix=entry.get("fix"),
         fix_safe=entry.get("fix_safe", False),
         severity=entry.get("severity"),
+        fixed_severity=entry.get("fixed_severity"),
+        value_severity=entry.get("value_severity"),
+        newest=entry.get("newest"),
         once=entry.get("once", False),
         library=entry.get("library"),
     )
