@@ -60,6 +60,9 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # a free, non-template operator matching TEXT on one of the vector types NAMES,
     # which HIP's own member operators make ambiguous (hipport/engine/semantic_vector.py)
     "vector-operator": (frozenset({"names", "text"}), frozenset()),
+    # a file-scope definition of function NAMES whose first parameter points to one of TYPES,
+    # which HIP's headers already define (hipport/engine/semantic_overload.py)
+    "own-overload": (frozenset({"names", "types"}), frozenset()),
 }
 # Every lint also has: code and message (words {name}, {target}, {added}, {hip}),
 # and may have: fix (the text that replaces the finding's span, with the same words; applied by convert
