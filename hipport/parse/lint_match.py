@@ -185,6 +185,34 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
                 return LintHit(rule.index, start, end, name, fixable=False, detail=f"('{variable}' holds a ballot)")
         return None
 
+    def _argument_type(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
+    ) -> LintHit | None:
+        if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
+            return None
+        a, b = site.arguments[rule.argument]
+        text = self.source[a:b].decode("utf-8", "replace").strip()
+        address = re.fullmatch(r"&\s*([A-Za-z_]\w*)", text)
+        # p, p + i, (p) and &p[i] name the pointer p
+        variable = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*\)?(?:\s*\+.*)?", text, re.S) or re.fullmatch(
+            r"&\s*([A-Za-z_]\w*)\s*\[.*\]", text, re.S
+        )
+        spelled = "|".join(r"\s+".join(map(re.escape, t.split())) for t in sorted(rule.types, key=len, reverse=True))
+        scope = self._scope_text(path, depth)
+        if rule.pointer and address is not None:
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{address.group(1)}\s*[;=,)\[]"
+        elif rule.pointer and variable is not None:
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s*\*\s*(?:const\s+|__restrict__\s+)*{variable.group(1)}\s*[;=,)]"
+        elif not rule.pointer and variable is not None and not re.search(r"[+&\[]", text):
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{variable.group(1)}\s*[;=,)]"
+        else:
+            return None
+        m = re.search(pattern, scope)
+        if m is None:
+            return None
+        declared = " ".join(m.group(1).split())
+        return LintHit(rule.index, start, end, name, detail=f"(the argument is {'a ' + declared + ' *' if rule.pointer else declared})")
+
     def _asm(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         text = None
         if path.type_at(depth) == name and path.type_at(depth - 1) == "gnu_asm_expression":

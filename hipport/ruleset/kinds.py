@@ -104,6 +104,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "text": STR,
             "receivers": STR_LIST,
             "device_code": BOOL,
+            "pointer": BOOL,
             "added": STR,
             "hip": STR,
             "fix": STR,

@@ -60,6 +60,9 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # a free, non-template operator matching TEXT on one of the vector types NAMES,
     # which HIP's own member operators make ambiguous (hipport/engine/semantic_vector.py)
     "vector-operator": (frozenset({"names", "text"}), frozenset()),
+    # argument N of a call to NAMES is a variable its function declares with one of TYPES: a
+    # pointer to one with POINTER (`T *p` passed as p or p + i, `T v` passed as &v), else a value
+    "argument-type": (frozenset({"names", "argument", "types"}), frozenset({"pointer"})),
     # a file-scope definition of function NAMES whose first parameter points to one of TYPES,
     # which HIP's headers already define (hipport/engine/semantic_overload.py)
     "own-overload": (frozenset({"names", "types"}), frozenset()),
@@ -72,6 +75,7 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 # severity (overrides the code's), fixed_severity (the severity where convert applied the
 # fix: the meaning was kept), library.
 NAME_TRIGGERED = {
+    "argument-type",
     "call-argument",
     "call-result-type",
     "call-on-call",
@@ -87,7 +91,7 @@ NAME_TRIGGERED = {
 LITERAL_TRIGGERED = {"binary-operand", "loop-bound", "shared-array"}
 # Kinds about a function or macro by name: silent where the file defines that name itself
 # (a compatibility shim that defines __shfl_sync, or its own __CUDA_ARCH__).
-OWN_NAME_SILENCES = {"call-argument", "call-result-type", "call-on-call", "name", "macro-test"}
+OWN_NAME_SILENCES = {"argument-type", "call-argument", "call-result-type", "call-on-call", "name", "macro-test"}
 POSITIONS = {"initializer", "condition"}
 REGEX_FIELDS = ("operand", "calls", "subscript", "text", "pattern")
 
@@ -131,6 +135,7 @@ class StructuralLint:
     text: str | None = None
     receivers: tuple[str, ...] = ()
     device_code: bool = False
+    pointer: bool = False  # argument-type: the argument points to one of types
     added: str | None = None  # the lint applies only to targets older than this HIP
     hip: str | None = None  # HIP's spelling, when HIP has the thing under another name
     fix: str | None = None
@@ -280,6 +285,7 @@ def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
         text=entry.get("text"),
         receivers=tuple(entry.get("receivers", ())),
         device_code=entry.get("device_code", False),
+        pointer=entry.get("pointer", False),
         added=entry.get("added"),
         hip=entry.get("hip"),
         fix=entry.get("fix"),
