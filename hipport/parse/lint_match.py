@@ -202,7 +202,8 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         if rule.pointer and address is not None:
             pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{address.group(1)}\s*[;=,)\[]"
         elif rule.pointer and variable is not None:
-            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s*\*\s*(?:const\s+|__restrict__\s+)*{variable.group(1)}\s*[;=,)]"
+            qualifiers = r"(?:const\s+|__restrict__\s+)*"
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s*\*\s*{qualifiers}{variable.group(1)}\s*[;=,)]"
         elif not rule.pointer and variable is not None and not re.search(r"[+&\[]", text):
             pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{variable.group(1)}\s*[;=,)]"
         else:
@@ -211,7 +212,8 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         if m is None:
             return None
         declared = " ".join(m.group(1).split())
-        return LintHit(rule.index, start, end, name, detail=f"(the argument is {'a ' + declared + ' *' if rule.pointer else declared})")
+        shown = f"a {declared} *" if rule.pointer else declared
+        return LintHit(rule.index, start, end, name, detail=f"(the argument is {shown})")
 
     def _asm(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         text = None
