@@ -38,9 +38,10 @@ _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 
 
 def macro_test_hit(rule: StructuralLint, source: bytes, start: int, end: int, name: str) -> LintHit | None:
-    line_start = source.rfind(b"\n", 0, start) + 1
+    line_start = _logical_line_start(source, start)
     line_end = _logical_line_end(source, start)
-    line = source[line_start:line_end].decode("utf-8", "replace")
+    # Continuations read as spaces of the same length: offsets in the line stay the source's.
+    line = re.sub(r"\\(\r*\n)", lambda m: " " * len(m.group(0)), source[line_start:line_end].decode("utf-8", "replace"))
     if rule.newest and rule.newest in line:
         return None  # a condition hipport wrote
     escaped = re.escape(name)
@@ -103,6 +104,19 @@ def _joined(comparison: str, operator: str, newest: str) -> str:
     if operator in _NEWER_TRUE:
         return f"({comparison} || {newest})"
     return f"({comparison} && !{newest})"
+
+
+def _logical_line_start(source: bytes, start: int) -> int:
+    """The start of the line holding start, or of the first line a backslash continues into it."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    while line_start > 0:
+        end = line_start - 1  # the newline ending the line before
+        while end > 0 and source[end - 1] == 0x0D:
+            end -= 1
+        if not (end > 0 and source[end - 1] == 0x5C):
+            break
+        line_start = source.rfind(b"\n", 0, end) + 1
+    return line_start
 
 
 def _logical_line_end(source: bytes, start: int) -> int:
