@@ -8,9 +8,9 @@ parameter HIP takes them for (measured against HIP 5.2's amd_hip_atomic.h, where
 headers declare no such overload).
 
 Only a definition at file scope (or in extern "C" or #if blocks) collides: one in a
-namespace or class, or a template, is another function. The fix keeps it for NVIDIA only
-(#if FIX ... #endif around it); HIP's function, the same operation by name, serves AMD.
-A definition already inside that #if is ported code and silent.
+namespace or class, or a template, is another function. The fix keeps it only where the rule's
+condition says no HIP header defines it (#if FIX ... #endif around it); HIP's function, the same
+operation by name, serves elsewhere. A definition already inside that #if is ported code and silent.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
                         name_node.start_byte,
                         name_node.end_byte,
                         _text(name_node, source),
-                        f"{message} It is kept for NVIDIA only (#if {lint.fix}); on AMD HIP's own serves.",
+                        f"{message} It is kept only where no HIP header defines it (#if {lint.fix}); "
+                        "elsewhere HIP's serves.",
                         lint.fixed_severity or lint.severity or "warning",
                         lint.fix,
                         Applicability.SAFE,
