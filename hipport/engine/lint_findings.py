@@ -39,7 +39,7 @@ def lint_outcome(hit: LintHit, rule: StructuralLint, target: Version, call_kept:
     call_kept: for a hit on a call's argument, whether the call stays as written
     (a rewrite to an older form drops or moves arguments, so no fix applies).
     """
-    fix = rule.fix
+    fix = hit.replacement if hit.replacement is not None else rule.fix
     if rule.added and target >= parse_version(rule.added):
         if rule.hip is None:
             return None  # the target has it
@@ -56,9 +56,10 @@ def lint_outcome(hit: LintHit, rule: StructuralLint, target: Version, call_kept:
     if hit.detail:
         message = f"{message} {hit.detail}"
     applicability = None
+    severity = hit.severity or rule.severity
     if fix is not None:
         safe = (rule.fix_safe or fix == rule.hip) and hit.fixable and call_kept
         applicability = Applicability.SAFE if safe else Applicability.UNSAFE
-    return LintOutcome(
-        rule.code, hit.start, hit.end, hit.name, message, rule.severity, rule.library, fix, applicability
-    )
+        if safe and rule.fixed_severity:
+            severity = rule.fixed_severity
+    return LintOutcome(rule.code, hit.start, hit.end, hit.name, message, severity, rule.library, fix, applicability)

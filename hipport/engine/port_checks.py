@@ -7,6 +7,7 @@ from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs
 from hipport.engine.lint_findings import lint_outcome
 from hipport.engine.port_state import PortState
+from hipport.engine.semantic_overload import own_overload_findings
 from hipport.engine.semantic_vector import vector_operator_findings
 from hipport.engine.warp_fix import fix_warp_size
 from hipport.parse.sites import LintHit, ParsedFile
@@ -84,6 +85,18 @@ class LintAndSemanticSteps(PortState):
                 v.library,
                 fix=v.fix,
                 applicability=v.applicability,
+            )
+        for o in own_overload_findings(self.source, self.rules):
+            self._insert_after_includes(o.edits)
+            self._finding(
+                o.code,
+                o.start,
+                o.end,
+                o.name,
+                o.message,
+                Severity(o.severity),
+                fix=o.fix,
+                applicability=o.applicability,
             )
 
     def _insert_after_includes(self, edits) -> None:

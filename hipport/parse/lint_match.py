@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from hipport.parse.lint_context import FUNCTION_NODES, IDENT
 from hipport.parse.lint_literal import LiteralMatchers
+from hipport.parse.lint_macro import macro_test_hit
 from hipport.parse.lint_semantic import CoordinateMatchers, HandleMatchers
 from hipport.parse.sites import LintHit, NameSite, Role
 from hipport.parse.tree_path import NodePath
@@ -184,6 +185,36 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
                 return LintHit(rule.index, start, end, name, fixable=False, detail=f"('{variable}' holds a ballot)")
         return None
 
+    def _argument_type(
+        self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
+    ) -> LintHit | None:
+        if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
+            return None
+        a, b = site.arguments[rule.argument]
+        text = self.source[a:b].decode("utf-8", "replace").strip()
+        address = re.fullmatch(r"&\s*([A-Za-z_]\w*)", text)
+        # p, p + i, (p) and &p[i] name the pointer p
+        variable = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*\)?(?:\s*\+.*)?", text, re.S) or re.fullmatch(
+            r"&\s*([A-Za-z_]\w*)\s*\[.*\]", text, re.S
+        )
+        spelled = "|".join(r"\s+".join(map(re.escape, t.split())) for t in sorted(rule.types, key=len, reverse=True))
+        scope = self._scope_text(path, depth)
+        if rule.pointer and address is not None:
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{address.group(1)}\s*[;=,)\[]"
+        elif rule.pointer and variable is not None:
+            qualifiers = r"(?:const\s+|__restrict__\s+)*"
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s*\*\s*{qualifiers}{variable.group(1)}\s*[;=,)]"
+        elif not rule.pointer and variable is not None and not re.search(r"[+&\[]", text):
+            pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{variable.group(1)}\s*[;=,)]"
+        else:
+            return None
+        m = re.search(pattern, scope)
+        if m is None:
+            return None
+        declared = " ".join(m.group(1).split())
+        shown = f"a {declared} *" if rule.pointer else declared
+        return LintHit(rule.index, start, end, name, detail=f"(the argument is {shown})")
+
     def _asm(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         text = None
         if path.type_at(depth) == name and path.type_at(depth - 1) == "gnu_asm_expression":
@@ -225,32 +256,7 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
     def _macro_test(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if path.type_at(depth) not in ("identifier", "preproc_arg", "ERROR"):
             return None
-        # Judged from the directive's text, not the tree: error recovery can
-        # shape the same directive differently from one run to the next, and a
-        # fix must not depend on that.
-        line_start = self.source.rfind(b"\n", 0, start) + 1
-        line_end = start
-        while True:
-            line_end = self.source.find(b"\n", line_end)
-            if line_end < 0:
-                line_end = len(self.source)
-                break
-            if not _ends_in_backslash(self.source, line_end):
-                break
-            line_end += 1
-        line = self.source[line_start:line_end].decode("utf-8", "replace")
-        escaped = re.escape(name)
-        if re.match(rf"\s*#\s*(?:ifdef|ifndef|elifdef|elifndef)\s+{escaped}\b", line):
-            return LintHit(rule.index, start, end, name)
-        directive = re.match(r"\s*#\s*(?:if|elif)\b", line)
-        before = self.source[max(line_start, start - 40) : start].decode("utf-8", "replace")
-        if directive is None or not re.search(r"\bdefined\s*\(?\s*\Z", before):
-            return LintHit(rule.index, start, end, name, fixable=False)
-        # defined(NAME) may change only if every test of NAME in the condition is one:
-        # `defined(X) && X >= 700` must keep X's two tests in step.
-        uses = len(re.findall(rf"\b{escaped}\b", line))
-        presence = len(re.findall(rf"\bdefined\s*\(?\s*{escaped}\b", line))
-        return LintHit(rule.index, start, end, name, fixable=uses == presence)
+        return macro_test_hit(rule, self.source, start, end, name)
 
     def _member(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
         if path.type_at(depth) != "field_identifier" or path.type_at(depth - 1) != "field_expression":
@@ -269,10 +275,3 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         if not self._declared_with(self._text(receiver), rule.receivers):
             return None
         return LintHit(rule.index, start, end, name)
-
-
-def _ends_in_backslash(source: bytes, end: int) -> bool:
-    """source[:end].rstrip(b"\\r").endswith(b"\\\\"), without copying the text before end."""
-    while end > 0 and source[end - 1] == 0x0D:
-        end -= 1
-    return end > 0 and source[end - 1] == 0x5C

@@ -152,6 +152,8 @@ class LintHit:
     detail: str = ""  # words the message gains here, e.g. which macro the value came through
     trigger: str = ""  # the candidate name that started the match, if a name did
     own_name: bool = False  # the trigger names a declaration of the file's own where it is
+    replacement: str | None = None  # the fix at this place, when the matcher composed it (else the rule's)
+    severity: str | None = None  # the severity at this place, when the matcher knows better than the rule
 
 
 @dataclass(slots=True)

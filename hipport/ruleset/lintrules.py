@@ -41,8 +41,10 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # one of NAMES used as a class template (texture<float, 1>)
     "template-type": (frozenset({"names"}), frozenset()),
     # one of NAMES in a preprocessor test; presence tests (#ifdef, defined())
-    # can take FIX, comparisons cannot
-    "macro-test": (frozenset({"names"}), frozenset()),
+    # can take FIX; with NEWEST (a condition true where the macro is undefined but code
+    # should count as newer than any of its values) comparisons and bare value tests can too
+    # (hipport/parse/lint_macro.py); a use in code is VALUE_SEVERITY
+    "macro-test": (frozenset({"names"}), frozenset({"newest", "value_severity"})),
     # member NAMES of a variable this file declares with one of RECEIVERS as type
     "member": (frozenset({"names", "receivers"}), frozenset({"hip"})),
     # a <<<>>> launch inside __global__ or __device__ code
@@ -58,14 +60,22 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # a free, non-template operator matching TEXT on one of the vector types NAMES,
     # which HIP's own member operators make ambiguous (hipport/engine/semantic_vector.py)
     "vector-operator": (frozenset({"names", "text"}), frozenset()),
+    # argument N of a call to NAMES is a variable its function declares with one of TYPES: a
+    # pointer to one with POINTER (`T *p` passed as p or p + i, `T v` passed as &v), else a value
+    "argument-type": (frozenset({"names", "argument", "types"}), frozenset({"pointer"})),
+    # a file-scope definition of function NAMES whose first parameter points to one of TYPES,
+    # which HIP's headers already define (hipport/engine/semantic_overload.py)
+    "own-overload": (frozenset({"names", "types"}), frozenset()),
 }
 # Every lint also has: code and message (words {name}, {target}, {added}, {hip}),
 # and may have: fix (the text that replaces the finding's span, with the same words; applied by convert
 # only with fix_safe = true and where the matcher found it safe, otherwise offered
 # as a suggestion), added (report only for targets older than this HIP), hip (the
 # HIP spelling, which becomes the fix from `added` on), once (first hit per file),
-# severity (overrides the code's), library.
+# severity (overrides the code's), fixed_severity (the severity where convert applied the
+# fix: the meaning was kept), library.
 NAME_TRIGGERED = {
+    "argument-type",
     "call-argument",
     "call-result-type",
     "call-on-call",
@@ -81,7 +91,7 @@ NAME_TRIGGERED = {
 LITERAL_TRIGGERED = {"binary-operand", "loop-bound", "shared-array"}
 # Kinds about a function or macro by name: silent where the file defines that name itself
 # (a compatibility shim that defines __shfl_sync, or its own __CUDA_ARCH__).
-OWN_NAME_SILENCES = {"call-argument", "call-result-type", "call-on-call", "name", "macro-test"}
+OWN_NAME_SILENCES = {"argument-type", "call-argument", "call-result-type", "call-on-call", "name", "macro-test"}
 POSITIONS = {"initializer", "condition"}
 REGEX_FIELDS = ("operand", "calls", "subscript", "text", "pattern")
 
@@ -125,11 +135,15 @@ class StructuralLint:
     text: str | None = None
     receivers: tuple[str, ...] = ()
     device_code: bool = False
+    pointer: bool = False  # argument-type: the argument points to one of types
     added: str | None = None  # the lint applies only to targets older than this HIP
     hip: str | None = None  # HIP's spelling, when HIP has the thing under another name
     fix: str | None = None
     fix_safe: bool = False
     severity: str | None = None
+    fixed_severity: str | None = None  # the severity where convert applied the fix
+    value_severity: str | None = None  # macro-test: a use of the macro in code, which no fix keeps
+    newest: str | None = None  # macro-test: the condition under which comparisons count as newest
     once: bool = False  # report the first occurrence in a file only
     library: str | None = None
 
@@ -221,6 +235,11 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
         return "position", f"position must be one of {', '.join(sorted(POSITIONS))}"
     if "fix_safe" in entry and "fix" not in entry and "hip" not in entry:
         return "fix_safe", "fix_safe needs a fix"
+    for name in ("fixed_severity", "value_severity"):
+        if entry.get(name, "info") not in ("error", "warning", "info"):
+            return name, f"{name} must be one of error, info, warning"
+    if "newest" in entry and "fix" not in entry:
+        return "newest", "newest needs a fix (the presence test's replacement)"
     return None
 
 
@@ -266,11 +285,15 @@ def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
         text=entry.get("text"),
         receivers=tuple(entry.get("receivers", ())),
         device_code=entry.get("device_code", False),
+        pointer=entry.get("pointer", False),
         added=entry.get("added"),
         hip=entry.get("hip"),
         fix=entry.get("fix"),
         fix_safe=entry.get("fix_safe", False),
         severity=entry.get("severity"),
+        fixed_severity=entry.get("fixed_severity"),
+        value_severity=entry.get("value_severity"),
+        newest=entry.get("newest"),
         once=entry.get("once", False),
         library=entry.get("library"),
     )

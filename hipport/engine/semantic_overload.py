@@ -1,0 +1,140 @@
+"""A project's own definition of a function HIP's headers already define for those arguments.
+
+CUDA has no atomicMax(float *, float), so projects write one (a CAS loop); HIP's headers
+define it, inline, for float and double, and the project's definition is a redefinition:
+the file does not compile. The rules are `match = "own-overload"` lints
+(rules/lint-semantics.toml): NAMES are the functions, TYPES the pointee types of the first
+parameter HIP takes them for (measured against HIP 5.2's amd_hip_atomic.h, where CUDA's
+headers declare no such overload).
+
+Only a definition at file scope (or in extern "C" or #if blocks) collides: one in a
+namespace or class, or a template, is another function. The fix keeps it only where the rule's
+condition says no HIP header defines it (#if FIX ... #endif around it); HIP's function, the same
+operation by name, serves elsewhere. A definition already inside that #if is ported code and silent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hipport.diagnostics import Applicability
+from hipport.ruleset.model import RuleSet
+
+_CONTAINERS = frozenset(
+    {"linkage_specification", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
+)
+
+
+@dataclass(frozen=True)
+class OverloadFinding:
+    code: str
+    start: int
+    end: int
+    name: str
+    message: str
+    severity: str
+    fix: str | None
+    applicability: Applicability | None
+    edits: tuple[tuple[int, int, bytes], ...] = ()
+
+
+def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding]:
+    lints = [lint for lint in rules.structural_lints if lint.match == "own-overload"]
+    wanted = [lint for lint in lints if any(name.encode() in source for name in lint.names)]
+    if not wanted:
+        return []
+    names = "|".join(re.escape(n) for lint in wanted for n in lint.names)
+    if not re.search(rf"\b(?:{names})\s*\(".encode(), source):
+        return []
+    from hipport.engine.semantic_vector import _guard, _text
+    from hipport.parse.treesitter import _parser
+
+    root = _parser().parse(source).root_node
+    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
+    found: list[OverloadFinding] = []
+    for definition, conditions in _definitions(root, (), source):
+        signature = _signature(definition, source)
+        if signature is None:
+            continue
+        name_node, name, pointee = signature
+        for lint in wanted:
+            if name not in lint.names or pointee not in lint.types:
+                continue
+            if lint.fix is not None and "".join(lint.fix.split()) in conditions:
+                break  # kept for NVIDIA only already: ported code
+            shown = f"{name}({pointee} *, ...)"
+            message = lint.message.replace("{name}", shown)
+            edits = _guard(definition, source, line_starts, lint.fix) if lint.fix and lint.fix_safe else None
+            if edits is not None:
+                found.append(
+                    OverloadFinding(
+                        lint.code,
+                        name_node.start_byte,
+                        name_node.end_byte,
+                        _text(name_node, source),
+                        f"{message} It is kept only where no HIP header defines it (#if {lint.fix}); "
+                        "elsewhere HIP's serves.",
+                        lint.fixed_severity or lint.severity or "warning",
+                        lint.fix,
+                        Applicability.SAFE,
+                        tuple(edits),
+                    )
+                )
+            else:
+                found.append(
+                    OverloadFinding(
+                        lint.code,
+                        name_node.start_byte,
+                        name_node.end_byte,
+                        _text(name_node, source),
+                        f"{message} Remove it, rename it, or keep it for NVIDIA only.",
+                        lint.severity or "error",
+                        None,
+                        None,
+                    )
+                )
+            break
+    return found
+
+
+def _definitions(node, conditions: tuple[str, ...], source: bytes):
+    """(function definition, the #if conditions around it without spaces), at file scope."""
+    from hipport.engine.semantic_vector import _text
+
+    for child in node.named_children:
+        if child.type == "function_definition":
+            yield child, conditions
+        elif child.type in _CONTAINERS:
+            condition = child.child_by_field_name("condition") if child.type == "preproc_if" else None
+            inner = conditions + ("".join(_text(condition, source).split()),) if condition is not None else conditions
+            yield from _definitions(child, inner, source)
+
+
+def _signature(node, source: bytes):
+    """(name node, name, pointee type of the first parameter) of a function definition whose first
+    parameter is a pointer, else None."""
+    from hipport.engine.semantic_vector import _text
+
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):
+        declarator = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
+    if declarator is None or declarator.type != "function_declarator":
+        return None
+    name_node = declarator.child_by_field_name("declarator")
+    if name_node is None or name_node.type != "identifier":
+        return None
+    parameters = declarator.child_by_field_name("parameters")
+    if parameters is None:
+        return None
+    first = next((p for p in parameters.named_children if p.type == "parameter_declaration"), None)
+    if first is None:
+        return None
+    pointer = first.child_by_field_name("declarator")
+    if pointer is None or pointer.type not in ("pointer_declarator", "abstract_pointer_declarator"):
+        return None
+    type_node = first.child_by_field_name("type")
+    if type_node is None:
+        return None
+    pointee = " ".join(_text(type_node, source).split())
+    return name_node, _text(name_node, source), pointee
