@@ -9,6 +9,7 @@ from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, 
 from hipport.engine.elaborated import elaborated_keyword
 from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
+from hipport.engine.pointer_types import pointer_type_edit
 from hipport.engine.port_state import PortState
 from hipport.engine.warp import plan_rewrite
 from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
@@ -196,12 +197,33 @@ class NameRuleSteps(PortState):
     def _rename(self, site: NameSite, target: str, library: str, name: str) -> None:
         self.result.converted[library] += 1
         self.result.converted_names[name] += 1
+        pointer = self.rules.pointer_types.get(name)
+        if pointer is not None and self._pointer_type(site, name, target, pointer):
+            return
         if target != name:
             self.edits.append(Edit(site.start, site.end, encoded_name(target)))
             if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
                 keyword = elaborated_keyword(self.source, site.start, site.end)
                 if keyword is not None:
                     self.edits.append(Edit(keyword, site.start, b""))
+
+    def _pointer_type(self, site: NameSite, name: str, target: str, pointer: tuple[str, str | None]) -> bool:
+        """`cudaArray *a` -> `hipArray_t a` (engine/pointer_types.py); False: rename the struct as usual."""
+        edit = pointer_type_edit(self.source, site.start, site.end, *pointer)
+        if edit is not None:
+            self.edits.append(Edit(*edit))
+            return True
+        if self.options.platform != "amd":
+            self._finding(
+                "HP441",
+                site.start,
+                site.end,
+                name,
+                f"'{name}' becomes '{target}', a struct only AMD's HIP headers declare (NVIDIA's have the "
+                f"pointer typedef '{pointer[0]}' alone): write the pointer as {pointer[0]}, or this code builds "
+                "on AMD only",
+            )
+        return False
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
         if not _has_version_finding(rule, self.target):

@@ -132,6 +132,7 @@ class StructuralLint:
     severity: str | None = None
     once: bool = False  # report the first occurrence in a file only
     library: str | None = None
+    platform: str | None = None  # the only platform whose headers take the construct: report when porting for others
 
 
 @dataclass
@@ -273,6 +274,7 @@ def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
         severity=entry.get("severity"),
         once=entry.get("once", False),
         library=entry.get("library"),
+        platform=entry.get("platform"),
     )
 
 

@@ -202,6 +202,8 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.member_accessors[(entry["receiver"], entry["member"])] = MemberAccessor(
             entry["receiver"], entry["member"], entry["read"], entry["code"], entry["message"], origin
         )
+    for entry in data.get("pointer_type", []):
+        ruleset.pointer_types[entry["cuda"]] = (entry["hip"], entry.get("hip_const"))
     for entry in data.get("lint", []):
         ruleset.structural_lints.append(make_lint(len(ruleset.structural_lints), entry, origin))
     for entry in data.get("library_title", []):

@@ -169,6 +169,8 @@ class RuleSet:
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
     member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
+    # CUDA struct type -> (HIP pointer typedef, HIP pointer-to-const typedef or None): `cudaArray *a` -> `hipArray_t a`
+    pointer_types: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     structural_lints: list[StructuralLint] = field(default_factory=list)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
