@@ -12,6 +12,7 @@ from pathlib import Path
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
+PLATFORMS = ("both", "amd", "nvidia")  # hipport.options.PLATFORMS; config imports nothing of hipport
 KEYS = {
     "hip-version": str,
     "launch-syntax": str,
@@ -24,6 +25,7 @@ KEYS = {
     "rules": list,
     "baseline": str,
     "hip-cpu": str,
+    "platform": str,
 }
 
 
@@ -45,6 +47,7 @@ class Config:
     rules: tuple[Path, ...] = ()
     baseline: Path | None = None
     hip_cpu: Path | None = None  # the HIP CPU Runtime checkout, for verify --run
+    platform: str | None = None  # what the port must build for: both, amd or nvidia
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -91,6 +94,9 @@ def load_config(path: Path | None) -> Config:
     fail_on = table.get("fail-on", "error")
     if fail_on not in FAIL_ON:
         raise fail("fail-on", f"fail-on must be one of {', '.join(FAIL_ON)}, not '{fail_on}'")
+    platform = table.get("platform")
+    if platform is not None and platform not in PLATFORMS:
+        raise fail("platform", f"platform must be one of {', '.join(PLATFORMS)}, not '{platform}'")
     base = path.parent
     return Config(
         path=path,
@@ -107,6 +113,7 @@ def load_config(path: Path | None) -> Config:
         rules=tuple(base / r for r in table.get("rules", [])),
         baseline=base / table["baseline"] if "baseline" in table else None,
         hip_cpu=base / table["hip-cpu"] if "hip-cpu" in table else None,
+        platform=platform,
     )
 
 
@@ -135,6 +142,7 @@ class Settings:
     fail_on: str
     baseline: Path | None
     port_strings: bool = False
+    platform: str = "both"
 
 
 def merge(
@@ -149,6 +157,7 @@ def merge(
     fail_on: str | None = None,
     baseline: Path | None = None,
     port_strings: bool | None = None,
+    platform: str | None = None,
 ) -> Settings:
     """Flags win over the config; rule files add up, the user's last so they take precedence."""
     return Settings(
@@ -162,4 +171,5 @@ def merge(
         fail_on=fail_on or config.fail_on,
         baseline=baseline or config.baseline,
         port_strings=port_strings if port_strings is not None else bool(config.port_strings),
+        platform=platform or config.platform or "both",
     )

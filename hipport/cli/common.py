@@ -26,7 +26,7 @@ def _load_rules(user_rules: tuple[str, ...]):
         _fail(str(exc))
 
 
-def _options(hip_version: str | None, launch_syntax: str, roc: bool):
+def _options(hip_version: str | None, launch_syntax: str, roc: bool, platform: str = "both"):
     from hipport.options import Options
     from hipport.versions import parse_version
 
@@ -34,7 +34,7 @@ def _options(hip_version: str | None, launch_syntax: str, roc: bool):
         version = parse_version(hip_version) if hip_version else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--hip-version") from None
-    return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc)
+    return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc, platform=platform)
 
 
 def _parser_options(
@@ -97,6 +97,12 @@ def _print_summary(summary: dict, elapsed: float) -> None:
 # Options several commands share, spelled once so their names and help stay the same everywhere.
 hip_version_option = click.option(
     "--hip-version", metavar="X.Y", help="Target HIP version; names newer than it are reported. Default: newest known."
+)
+platform_option = click.option(
+    "--platform",
+    type=click.Choice(["both", "amd", "nvidia"]),
+    default=None,
+    help="What the HIP code must build for: both (default) reports AMD-only HIP spellings (HP441); amd allows them.",
 )
 rules_option = click.option(
     "--rules",

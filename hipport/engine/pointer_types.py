@@ -21,7 +21,9 @@ _CONST_BEFORE = re.compile(rb"(?:^|(?<=[^A-Za-z0-9_]))const[ \t]+\Z")
 _NEXT_POINTER = re.compile(rb"[ \t]*(?:const[ \t]+)?[A-Za-z_]\w*[ \t]*,[ \t\r\n]*\*")
 
 
-def pointer_type_edit(source: bytes, start: int, end: int, hip: str, hip_const: str | None) -> tuple[int, int, bytes] | None:
+def pointer_type_edit(
+    source: bytes, start: int, end: int, hip: str, hip_const: str | None
+) -> tuple[int, int, bytes] | None:
     """The edit that writes the typedef for the name at start..end, or None where it cannot."""
     begin = elaborated_keyword(source, start, end)
     begin = start if begin is None else begin

@@ -1,0 +1,69 @@
+"""Issue 21: a port is HIP for both vendors. The expected outputs of the both-platform fixtures
+build with nvcc through HIP's NVIDIA headers (../shared/vendor/HIP-nvidia) as well as with hipcc
+(tests/test_fixtures.py compiles them there); --platform amd silences HP441; check finds AMD-only
+spellings in HIP code; a second port of the output changes nothing."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hipport.engine.port import port_source
+from hipport.options import Options
+
+ROOT = Path(__file__).resolve().parents[1]
+HIP_NVIDIA = ROOT / ".." / "shared" / "vendor" / "HIP-nvidia" / "include"
+BOTH = ["120-both-platforms"]
+
+
+@pytest.mark.parametrize("case", BOTH)
+def test_expected_output_builds_with_nvcc_and_hips_nvidia_headers(case, tmp_path):
+    if shutil.which("nvcc") is None or not HIP_NVIDIA.is_dir():
+        pytest.skip("nvcc or the vendored HIP-nvidia headers are not here")
+    expected = ROOT / "fixtures" / "convert" / case / "expected.hip"
+    result = subprocess.run(
+        ["nvcc", "-x", "cu", "-std=c++17", "-arch=sm_90", "--cuda", "-I", str(HIP_NVIDIA), str(expected),
+         "-o", str(tmp_path / "out.ii")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("case", BOTH)
+@pytest.mark.parametrize("platform", ["both", "amd", "nvidia"])
+def test_porting_the_output_again_changes_nothing(rules, case, platform):
+    expected = (ROOT / "fixtures" / "convert" / case / "expected.hip").read_bytes()
+    result = port_source(expected, rules, Options(platform=platform))
+    assert result.output == expected
+    assert not [f for f in result.findings if f.code == "HP441"]
+
+
+AMD_ONLY = b"""#include <hip/hip_runtime.h>
+#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H
+void release(hipArray *a) { hipFreeArray(a); }
+#endif
+"""
+
+
+@pytest.mark.parametrize("platform, reported", [("both", 2), ("nvidia", 2), ("amd", 0)])
+def test_amd_only_spellings_in_hip_code_are_found_unless_the_port_is_for_amd(rules, platform, reported):
+    result = port_source(AMD_ONLY, rules, Options(platform=platform))
+    assert result.output == AMD_ONLY  # reported, not rewritten: a check on ported code writes nothing
+    assert len([f for f in result.findings if f.code == "HP441"]) == reported
+
+
+def test_the_platform_keys_the_cache_and_the_report():
+    assert Options(platform="amd") != Options()
+    assert Options(platform="amd").describe((6, 3, 0))["platform"] == "amd"
+    assert "platform" not in Options().describe((6, 3, 0))
+
+
+def test_plain_check_takes_platform(tmp_path):
+    from hipport.launch import plain_check_arguments
+
+    source = tmp_path / "a.hip"
+    source.write_bytes(AMD_ONLY)
+    assert plain_check_arguments(["check", "--platform", "amd", str(source)])["platform"] == "amd"
+    assert plain_check_arguments(["check", "--platform=nope", str(source)]) is None  # click says why
