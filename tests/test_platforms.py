@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,31 @@ def test_plain_check_takes_platform(tmp_path):
     source.write_bytes(AMD_ONLY)
     assert plain_check_arguments(["check", "--platform", "amd", str(source)])["platform"] == "amd"
     assert plain_check_arguments(["check", "--platform=nope", str(source)]) is None  # click says why
+
+
+def test_the_platform_names_file_is_what_the_headers_give():
+    if shutil.which("nvcc") is None or shutil.which("hipcc") is None or not HIP_NVIDIA.is_dir():
+        pytest.skip("nvcc, hipcc or the vendored HIP headers are not here")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "gen_platforms.py"), "--check"], capture_output=True, text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+
+
+GRAPH_NODE = b"""#include <cuda_runtime.h>
+void add(cudaGraph_t g, cudaGraphNode_t *n, cudaGraphNodeParams *p) { cudaGraphAddNode(n, g, nullptr, 0, p); }
+"""
+
+
+@pytest.mark.parametrize("platform, reported", [("both", 2), ("nvidia", 2), ("amd", 0)])
+def test_names_only_amds_hip_declares_are_reported_in_a_port_and_in_hip_code(rules, platform, reported):
+    ported = port_source(GRAPH_NODE, rules, Options(platform=platform, hip_version=(6, 3, 0)))
+    found = [f for f in ported.findings if f.code == "HP441"]
+    assert [f.name for f in found] == ["cudaGraphNodeParams", "cudaGraphAddNode"][: reported]
+    assert all("hipGraph" in f.message and "AMD" in f.message for f in found)
+    again = port_source(ported.output, rules, Options(platform=platform, hip_version=(6, 3, 0)))
+    assert again.output == ported.output  # hipport check: found in HIP code, nothing rewritten
+    assert sorted(f.name for f in again.findings if f.code == "HP441") == sorted(
+        ["hipGraphNodeParams", "hipGraphAddNode"][: reported]
+    )

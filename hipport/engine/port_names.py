@@ -202,10 +202,20 @@ class NameRuleSteps(PortState):
             return
         if target != name:
             self.edits.append(Edit(site.start, site.end, encoded_name(target)))
+            if pointer is None:  # _pointer_type reported the struct already
+                self._platform_name(site, name, target)
             if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
                 keyword = elaborated_keyword(self.source, site.start, site.end)
                 if keyword is not None:
                     self.edits.append(Edit(keyword, site.start, b""))
+
+    def _platform_name(self, site: NameSite, name: str, target: str) -> None:
+        """HP441 where the HIP name is one only the other platform's HIP headers declare (rules/generated)."""
+        lint = self.rules.platform_names.get(target)
+        if lint is None or lint.platform == self.options.platform:
+            return
+        message = lint.message.replace("{name}", target)
+        self._finding("HP441", site.start, site.end, name, f"'{name}' becomes '{target}': {message}")
 
     def _pointer_type(self, site: NameSite, name: str, target: str, pointer: tuple[str, str | None]) -> bool:
         """`cudaArray *a` -> `hipArray_t a` (engine/pointer_types.py); False: rename the struct as usual."""

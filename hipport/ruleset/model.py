@@ -172,6 +172,8 @@ class RuleSet:
     # CUDA struct type -> (HIP pointer typedef, HIP pointer-to-const typedef or None): `cudaArray *a` -> `hipArray_t a`
     pointer_types: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     structural_lints: list[StructuralLint] = field(default_factory=list)
+    # HIP name -> the HP441 lint naming it: a name one platform's HIP headers lack (rules/platform-names.toml)
+    platform_names: dict[str, StructuralLint] = field(default_factory=dict)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
     library_needs: list[LibraryNeed] = field(default_factory=list)
