@@ -219,9 +219,9 @@ class NameRuleSteps(PortState):
 
     def _pointer_type(self, site: NameSite, name: str, target: str, pointer: tuple[str, str | None]) -> bool:
         """`cudaArray *a` -> `hipArray_t a` (engine/pointer_types.py); False: rename the struct as usual."""
-        edit = pointer_type_edit(self.source, site.start, site.end, *pointer)
-        if edit is not None:
-            self.edits.append(Edit(*edit))
+        edits = pointer_type_edit(self.source, site.start, site.end, *pointer)
+        if edits is not None:
+            self.edits.extend(Edit(*edit) for edit in edits)
             return True
         if self.options.platform != "amd":
             self._finding(
