@@ -16,7 +16,7 @@ from hipport.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 HIP_NVIDIA = ROOT / ".." / "shared" / "vendor" / "HIP-nvidia" / "include"
-BOTH = ["120-both-platforms"]
+BOTH = ["120-both-platforms", "121-collapsed-error-helpers-both"]
 
 
 @pytest.mark.parametrize("case", BOTH)
