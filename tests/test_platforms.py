@@ -96,3 +96,22 @@ def test_names_only_amds_hip_declares_are_reported_in_a_port_and_in_hip_code(rul
     assert sorted(f.name for f in again.findings if f.code == "HP441") == sorted(
         ["hipGraphNodeParams", "hipGraphAddNode"][: reported]
     )
+
+
+UNCAST = b"""#include <hip/hip_runtime.h>
+void grow(float *d, void *v, hipStream_t s, hipMemPool_t p) {
+  hipMallocAsync(&d, 64, s);
+  hipMallocAsync(&v, 64, s);
+  hipMallocFromPoolAsync(&d, 64, p, s);
+}
+"""
+
+
+@pytest.mark.parametrize("platform, reported", [("both", 2), ("nvidia", 2), ("amd", 0)])
+def test_check_finds_typed_pointers_passed_where_nvidias_hip_takes_void_pointers(rules, platform, reported):
+    result = port_source(UNCAST, rules, Options(platform=platform))
+    found = [f for f in result.findings if f.code == "HP441"]
+    assert [(f.name, f.line) for f in found] == [("hipMallocAsync", 3), ("hipMallocFromPoolAsync", 5)][:reported]
+    assert all(f.fix == "reinterpret_cast<void**>(&d)" and "NVIDIA" in f.message for f in found)
+    fixed = port_source(result.output, rules, Options(platform=platform))
+    assert fixed.output == result.output and not [f for f in fixed.findings if f.code == "HP441"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from functools import cache, partial
 
-from hipport.diagnostics import Edit, Severity
+from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
 from hipport.engine.elaborated import elaborated_keyword
 from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
+from hipport.engine.platform_calls import platform_casts, uncast_arguments
 from hipport.engine.pointer_types import pointer_type_edit
 from hipport.engine.port_state import PortState
 from hipport.engine.warp import plan_rewrite
@@ -20,6 +21,9 @@ from hipport.versions import format_version, parse_version
 # Looked up once: an enum member read through its class costs more than the test itself,
 # and the engine tests a role for every candidate name of every file.
 _USE, _DECLARATION, _NAMESPACE, _MARKER = Role.USE, Role.DECLARATION, Role.NAMESPACE, Role.MARKER
+
+
+_PLATFORM_NAMES = {"amd": "AMD", "nvidia": "NVIDIA"}
 
 
 class NameRuleSteps(PortState):
@@ -52,6 +56,10 @@ class NameRuleSteps(PortState):
             if namespace is not None:
                 self._rename(site, namespace.hip, namespace.library, name)
             return
+        if role is _USE and site.arguments is not None and self.options.platform != "amd":
+            casts = platform_casts(rules).get(name)
+            if casts is not None:
+                self._platform_call(site, casts)
         rule = rules.names.get(name)
         rewrite = rules.rewrites.get(name)
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
@@ -208,6 +216,26 @@ class NameRuleSteps(PortState):
                 keyword = elaborated_keyword(self.source, site.start, site.end)
                 if keyword is not None:
                     self.edits.append(Edit(keyword, site.start, b""))
+
+    def _platform_call(self, site: NameSite, casts) -> None:
+        """HP441 at each argument of a HIP call that only one platform's HIP headers take uncast."""
+        for start, end, cast, platform in uncast_arguments(self.source, site.arguments, casts):
+            if platform == self.options.platform:
+                continue
+            text = self.source[start:end].decode("utf-8", "replace")
+            fix = f"reinterpret_cast<{cast}>({text})"
+            self._finding(
+                "HP441",
+                start,
+                end,
+                site.name,
+                f"'{site.name}' takes '{text}' on {_PLATFORM_NAMES.get(platform, platform)} only: HIP's "
+                f"{_PLATFORM_NAMES['amd' if platform == 'nvidia' else 'nvidia']} headers declare it with {cast} "
+                f"alone (no template for typed pointers), so write {fix}",
+                fix=fix,
+                applicability=Applicability.SAFE,
+            )
+            self.edits.append(Edit(start, end, fix.encode("utf-8")))
 
     def _platform_name(self, site: NameSite, name: str, target: str) -> None:
         """HP441 where the HIP name is one only the other platform's HIP headers declare (rules/generated)."""

@@ -135,6 +135,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "since": STR,
             "until": STR,
             "library": STR,
+            "platform": STR,
             "note": STR,
         },
     ),

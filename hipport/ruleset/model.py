@@ -218,6 +218,7 @@ class RuleSet:
                 *self.rewrites,
                 *self.arguments,
                 *self.lint_index.by_name,
+                *self._platform_call_names(),
             }
         )
         self.unmapped_re = self._compile_unmapped()
@@ -227,6 +228,18 @@ class RuleSet:
         self.newest_hip = max(versions, default=(0, 0, 0))
         self.scan_memo = {}
         return self
+
+    def _platform_call_names(self) -> set[str]:
+        """The HIP names of calls whose argument rewrite one platform's headers need (hipMallocAsync):
+        scanned in HIP code too (hipport/engine/platform_calls.py)."""
+        names: set[str] = set()
+        for cuda, rules in self.arguments.items():
+            if any(rule.platform for rule in rules):
+                name_rule = self.names.get(cuda)
+                names.update(r.hip for r in rules if r.platform and r.hip)
+                if name_rule is not None and name_rule.hip:
+                    names.add(name_rule.hip)
+        return names
 
     def _collapsing(self, roc: bool) -> dict[str, str]:
         by_target: dict[str, set[str]] = {}
