@@ -1,7 +1,8 @@
 """Overloads that collapse: two CUDA types that become one HIP type.
 
 cudaError_t and CUresult are distinct types in CUDA and one type, hipError_t, in
-HIP, so a project that overloads a function on both (an error-name helper) has
+HIP (on both platforms: HIP's NVIDIA headers turn every driver result into a
+hipError_t with hipCUResultTohipError), so a project that overloads a function on both (an error-name helper) has
 two definitions of the same function after the port. This check finds function
 definitions and declarations in one file whose parameter lists differ as written
 and become identical once the rule set's type renames are applied.
@@ -11,9 +12,13 @@ What happens then:
   kept and the other skipped, with a guard macro around each (a safe edit: the
   two are provably interchangeable);
 - they are in different branches of one #if: nothing collides;
-- otherwise: an error finding on the later one, naming the line of each
-  definition, when both are always compiled; a warning naming the conditions
-  when each sits behind its own #if, since the clash needs both of them.
+- the bodies differ and each sits behind its own #if (helper_cuda.h's runtime
+  and driver _cudaGetErrorEnum): the same guard, and a warning naming both
+  conditions. Where one alone is compiled nothing changes; where both are, the
+  unit would not compile, and now keeps the first (for an error-name helper,
+  either names every error of HIP's one error type);
+- otherwise (both always compiled): an error finding on the later one, naming
+  the line of each definition.
 Declarations alone may repeat, unless their return types differ.
 """
 
