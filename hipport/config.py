@@ -12,6 +12,7 @@ from pathlib import Path
 
 SEVERITIES = ("error", "warning", "info")
 FAIL_ON = ("error", "warning", "info", "never")
+PLATFORMS = ("both", "amd", "nvidia")  # hipport.options.PLATFORMS; config imports nothing of hipport
 KEYS = {
     "hip-version": str,
     "launch-syntax": str,
@@ -25,6 +26,7 @@ KEYS = {
     "baseline": str,
     "hip-cpu": str,
     "hip-path": str,
+    "platform": str,
 }
 
 
@@ -47,6 +49,7 @@ class Config:
     baseline: Path | None = None
     hip_cpu: Path | None = None  # the HIP CPU Runtime checkout, for verify --run
     hip_path: Path | None = None  # HIP headers for verify (HIP's NVIDIA headers with --platform nvidia)
+    platform: str | None = None  # what the port must build for: both, amd or nvidia
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -93,6 +96,9 @@ def load_config(path: Path | None) -> Config:
     fail_on = table.get("fail-on", "error")
     if fail_on not in FAIL_ON:
         raise fail("fail-on", f"fail-on must be one of {', '.join(FAIL_ON)}, not '{fail_on}'")
+    platform = table.get("platform")
+    if platform is not None and platform not in PLATFORMS:
+        raise fail("platform", f"platform must be one of {', '.join(PLATFORMS)}, not '{platform}'")
     base = path.parent
     return Config(
         path=path,
@@ -110,6 +116,7 @@ def load_config(path: Path | None) -> Config:
         baseline=base / table["baseline"] if "baseline" in table else None,
         hip_cpu=base / table["hip-cpu"] if "hip-cpu" in table else None,
         hip_path=base / table["hip-path"] if "hip-path" in table else None,
+        platform=platform,
     )
 
 
@@ -138,6 +145,7 @@ class Settings:
     fail_on: str
     baseline: Path | None
     port_strings: bool = False
+    platform: str = "both"
 
 
 def merge(
@@ -152,6 +160,7 @@ def merge(
     fail_on: str | None = None,
     baseline: Path | None = None,
     port_strings: bool | None = None,
+    platform: str | None = None,
 ) -> Settings:
     """Flags win over the config; rule files add up, the user's last so they take precedence."""
     return Settings(
@@ -165,4 +174,5 @@ def merge(
         fail_on=fail_on or config.fail_on,
         baseline=baseline or config.baseline,
         port_strings=port_strings if port_strings is not None else bool(config.port_strings),
+        platform=platform or config.platform or "both",
     )

@@ -78,6 +78,7 @@ _VALUED = {
     "--config": "config",
     "--format": "format",
     "--mode": "mode",
+    "--platform": "platform",
 }
 _REPEATABLE = {"select", "ignore", "rules"}
 _FAIL_ON = ("error", "warning", "info", "never")
@@ -117,6 +118,7 @@ def plain_check_arguments(argv: list[str]) -> dict | None:
         and given.get("format", "text") == "text"
         and given.get("mode", "port") == "port"
         and given.get("fail_on", "error") in _FAIL_ON
+        and given.get("platform", "both") in ("both", "amd", "nvidia")
     )
     paths = [*given["paths"], *([given["baseline"]] if "baseline" in given else [])]
     config = given.get("config")
@@ -158,9 +160,12 @@ def _plain_check(argv: list[str]) -> int | None:
             ignore=_split(given["ignore"]),
             fail_on=given.get("fail_on"),
             baseline=Path(given["baseline"]) if "baseline" in given else None,
+            platform=given.get("platform"),
         )
         version = target_version(settings.hip_version)
-        options = Options(hip_version=version, launch_syntax=settings.launch_syntax, roc=settings.roc)
+        options = Options(
+            hip_version=version, launch_syntax=settings.launch_syntax, roc=settings.roc, platform=settings.platform
+        )
         rules = load_rules([Path(p) for p in settings.rules])
         known = load_baseline(settings.baseline) if settings.baseline is not None else None
     except (ConfigError, ValueError, RuleFileError, OSError, BaselineError):

@@ -10,6 +10,7 @@ from hipport.versions import Version, format_version
 LAUNCH_SYNTAXES = ("keep", "hip")
 MODES = ("port", "shim")
 PARSERS = ("auto", "treesitter", "clang")
+PLATFORMS = ("both", "amd", "nvidia")  # what the ported code must build for (HIP's AMD and NVIDIA headers)
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,11 @@ class Options:
     clang_args: tuple[str, ...] = ()  # extra flags for every clang parse
     cuda_path: Path | None = None  # None: CUDA_PATH, CUDA_HOME, then /usr/local/cuda
     fix_warp_size: bool = False  # apply the warp-size lints' provably safe fixes (engine/warp_fix.py)
+    platform: str = "both"  # "amd": AMD-only HIP spellings are fine (no HP441)
+
+    def reports_amd_only(self) -> bool:
+        """Whether a spelling only AMD's HIP headers take is a finding (HP441)."""
+        return self.platform != "amd"
 
     @property
     def parser_in_use(self) -> str:
@@ -41,4 +47,5 @@ class Options:
             **({"mode": self.mode, "shim_include": self.shim_include} if self.mode != "port" else {}),
             **({"parser": self.parser_in_use} if self.parser_in_use != "treesitter" else {}),
             **({"fix_warp_size": True} if self.fix_warp_size else {}),
+            **({"platform": self.platform} if self.platform != "both" else {}),
         }

@@ -49,6 +49,8 @@ def options_from_args(args) -> Options:
             kwargs["fix_warp_size"] = True
         elif flag == "--port-strings":
             kwargs["port_strings"] = True
+        elif flag == "--platform":
+            kwargs["platform"] = args.pop(0)
         else:
             raise ValueError(f"unknown fixture arg {flag}")
     return Options(**kwargs)

@@ -88,10 +88,11 @@ def test_converted_project_compiles_with_hipcc(converted, unit):
 def test_converted_project_compiles_with_nvcc(converted, unit, tmp_path):
     if NVCC is None:
         pytest.skip("nvcc is not installed (expected at /usr/local/cuda/bin/nvcc)")
-    curand = _curand_include()
-    if curand is None:
+    curand = _curand_include() if unit == "random.cu" else None  # the other units must not need cuRAND
+    if curand is None and unit == "random.cu":
         pytest.skip("cuRAND headers not found; pip install nvidia-curand (in the test extra)")
-    cmd = [NVCC, "-c", f"-I{converted}", f"-I{curand}", str(converted / unit), "-o", str(tmp_path / "unit.o")]
+    extra = [f"-I{curand}"] if curand else []
+    cmd = [NVCC, "-c", f"-I{converted}", *extra, str(converted / unit), "-o", str(tmp_path / "unit.o")]
     result = subprocess.run(cmd, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -149,14 +150,43 @@ def test_types_become_typedefs_unless_used_as_struct_tags(converted):
 
 def test_cuda_branch_has_the_original_includes_and_hip_branch_their_ports(converted):
     header = (converted / "gpu_compat.h").read_text()
-    hip, cuda = header.split("\n#else\n")
-    assert re.findall(r"#include <([^>]+)>", cuda) == ["cuda_runtime.h", "cuda_runtime_api.h", "curand_kernel.h"]
-    assert re.findall(r"#include <([^>]+)>", hip) == [
-        "hip/hip_runtime.h", "hip/hip_runtime_api.h", "hiprand/hiprand_kernel.h"]
+    base, curand = header.split("#endif /* HIPPORT_GPU_COMPAT_H */")
+    hip, cuda = base.split("\n#else\n")
+    assert re.findall(r"#include <([^>]+)>", cuda) == ["cuda_runtime.h", "cuda_runtime_api.h"]
+    assert re.findall(r"#include <([^>]+)>", hip) == ["hip/hip_runtime.h", "hip/hip_runtime_api.h"]
     assert "#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)" in hip
     assert "#define GPU_WARP_SIZE warpSize" in hip and "#define GPU_FULL_MASK 0xffffffffffffffffull" in hip
     assert "#define GPU_WARP_SIZE 32" in cuda and "#define GPU_FULL_MASK 0xffffffffu" in cuda
     assert "hip" not in "".join(re.findall(r"^(?:#define|typedef).*$", cuda, re.M))
+    # a library is a block of its own, for the files that ask for it where they included its CUDA header
+    assert "#if defined(HIPPORT_SHIM_CURAND) && !defined(HIPPORT_GPU_COMPAT_H_CURAND)" in curand
+    rand_hip, rand_cuda = curand.split("\n#else\n")
+    assert re.findall(r"#include <([^>]+)>", rand_hip) == ["hiprand/hiprand_kernel.h"]
+    assert re.findall(r"#include <([^>]+)>", rand_cuda) == ["curand_kernel.h"]
+    assert "#define curandState hiprandState" in rand_hip and "curand" not in hip.replace("GPU", "")
+
+
+def test_cuda_header_guards_the_code_tests_are_defined_under_hip_once_their_hip_header_is_in(converted):
+    header = (converted / "gpu_compat.h").read_text()
+    base, curand = header.split("#endif /* HIPPORT_GPU_COMPAT_H */")
+    hip = base.split("\n#else\n")[0]
+    for cuda, hip_guard in (("__DRIVER_TYPES_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H"),
+                            ("__CUDA_RUNTIME_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H")):
+        assert f"#if defined({hip_guard}) && !defined({cuda})\n#define {cuda}\n#endif" in hip
+    assert "#if defined(HIPRAND_H_) && !defined(CURAND_H_)\n#define CURAND_H_\n#endif" in curand.split("#else")[0]
+    assert "__CUDA_RUNTIME_API_H__" not in header  # no source tests it
+
+
+def test_only_the_file_that_includes_a_library_gets_it(converted):
+    assert (converted / "random.cu").read_text().startswith(
+        "// Monte Carlo estimate of pi with the cuRAND device API.\n#define HIPPORT_SHIM_CURAND 1\n"
+        '#include "gpu_compat.h"\n')
+    if HIPCC is None:
+        pytest.skip("hipcc is not installed")
+    for unit, needs in (("reduce.cu", False), ("warp_vote.cu", False), ("random.cu", True)):
+        result = _hipcc(converted / unit, "-M")
+        assert result.returncode == 0, result.stderr
+        assert ("hiprand" in result.stdout) is needs, unit
 
 
 def test_hip_version_number_matches_hip_version_h():
@@ -297,7 +327,7 @@ def test_targets_with_the_sync_builtins_get_no_wrappers(tmp_path, rules):
 def test_prefix_defines_neutral_names_on_both_sides(tmp_path):
     src = shim_project(tmp_path, "--prefix", "gpu")
     header = (src / "gpu_compat.h").read_text()
-    hip, cuda = header.split("\n#else\n")
+    hip, cuda = header.split("#endif /* HIPPORT_GPU_COMPAT_H */")[0].split("\n#else\n")
     assert "#define gpuMalloc hipMalloc" in hip and "#define gpuMalloc cudaMalloc" in cuda
     assert "typedef hipStream_t gpuStream_t;" in hip and "typedef cudaStream_t gpuStream_t;" in cuda
 
@@ -344,7 +374,9 @@ def test_shim_conversion_swaps_includes_and_keeps_names(rules):
     source = (b"#include <cstdio>\r\n#include <cuda_runtime.h>\r\n#include <curand_kernel.h>\r\n"
               b"void f() { cudaDeviceSynchronize(); }\r\n")
     output, _ = shim_source(source, rules, "gpu_compat.h")
-    assert output == b'#include <cstdio>\r\n#include "gpu_compat.h"\r\nvoid f() { cudaDeviceSynchronize(); }\r\n'
+    # the library include asks for the header's cuRAND block (defined once, before it)
+    assert output == (b'#include <cstdio>\r\n#include "gpu_compat.h"\r\n#define HIPPORT_SHIM_CURAND 1\r\n'
+                      b'#include "gpu_compat.h"\r\nvoid f() { cudaDeviceSynchronize(); }\r\n')
 
 
 def test_shim_conversion_keeps_one_include_per_conditional_branch(rules):

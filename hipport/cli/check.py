@@ -15,6 +15,7 @@ from hipport.cli.common import (
     _settings,
     config_option,
     hip_version_option,
+    platform_option,
     rules_option,
 )
 
@@ -31,6 +32,7 @@ from hipport.cli.common import (
 @click.option("--select", multiple=True, metavar="CODES", help="Report only these codes or prefixes (comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Never report these codes or prefixes.")
 @rules_option
+@platform_option
 @click.option(
     "--baseline", type=click.Path(path_type=Path), metavar="FILE", help="Do not report findings recorded in FILE."
 )
@@ -70,6 +72,7 @@ def check(
     quiet: bool,
     mode: str = "port",
     shim_header: Path | None = None,
+    platform: str | None = None,
 ) -> None:
     """Report CUDA code that will not port to HIP; change nothing.
 
@@ -90,8 +93,9 @@ def check(
         ignore=_codes(ignore),
         fail_on=fail_on,
         baseline=baseline,
+        platform=platform,
     )
-    options = _options(settings.hip_version, settings.launch_syntax, settings.roc)
+    options = _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform)
     rules = _load_rules(tuple(str(r) for r in settings.rules))
     known = None
     if settings.baseline is not None and write_baseline is None:

@@ -26,7 +26,7 @@ def _load_rules(user_rules: tuple[str, ...]):
         _fail(str(exc))
 
 
-def _options(hip_version: str | None, launch_syntax: str, roc: bool):
+def _options(hip_version: str | None, launch_syntax: str, roc: bool, platform: str = "both"):
     from hipport.options import Options
     from hipport.versions import InstalledVersionError, target_version
 
@@ -36,7 +36,7 @@ def _options(hip_version: str | None, launch_syntax: str, roc: bool):
         _fail(str(exc))
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--hip-version") from None
-    return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc)
+    return Options(hip_version=version, launch_syntax=launch_syntax, roc=roc, platform=platform)
 
 
 def _parser_options(
@@ -103,6 +103,12 @@ hip_version_option = click.option(
     metavar=HIP_VERSION_METAVAR,
     help="Target HIP version; names newer than it are reported. 'installed': what hipconfig --version says. "
     "Default: the newest the rules know.",
+)
+platform_option = click.option(
+    "--platform",
+    type=click.Choice(["both", "amd", "nvidia"]),
+    default=None,
+    help="What the HIP code must build for: both (default) reports AMD-only HIP spellings (HP441); amd allows them.",
 )
 rules_option = click.option(
     "--rules",

@@ -18,6 +18,7 @@ from hipport.cli.common import (
     _settings,
     config_option,
     hip_version_option,
+    platform_option,
     rules_option,
 )
 from hipport.cli.tree_flags import tree_options
@@ -46,6 +47,7 @@ from hipport.cli.tree_flags import tree_options
     "--roc/--no-roc", default=None, help="Use rocBLAS/rocFFT/rocSPARSE/rocRAND/rocSOLVER names where they exist."
 )
 @rules_option
+@platform_option
 @click.option(
     "--port-strings/--no-port-strings",
     default=None,
@@ -124,6 +126,7 @@ def convert(
     cuda_path: Path | None = None,
     fix_warp_size: bool = False,
     port_strings: bool | None = None,
+    platform: str | None = None,
     **tree,
 ) -> None:
     """Port SRC (a file or a directory) to HIP.
@@ -163,9 +166,11 @@ def convert(
         roc=roc,
         rules=tuple(Path(r) for r in user_rules),
         port_strings=port_strings,
+        platform=platform,
     )
     options = dataclasses.replace(
-        _options(config.hip_version, config.launch_syntax, config.roc), port_strings=config.port_strings
+        _options(config.hip_version, config.launch_syntax, config.roc, config.platform),
+        port_strings=config.port_strings,
     )
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)

@@ -77,7 +77,7 @@ def report(
         data, sources, errors = analyze_paths(
             list(paths),
             rules,
-            _options(settings.hip_version, settings.launch_syntax, settings.roc),
+            _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform),
             Policy(settings.select, settings.ignore, settings.severity),
         )
     text = render(data, fmt, rules, sources)

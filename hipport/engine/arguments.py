@@ -245,6 +245,8 @@ def _already(text: bytes, cast: str, source: bytes) -> bool:
         return stars == cast.count("*") or cast.count("*") == 1
     if _VOID_CAST.match(text):
         return True
+    if text.startswith(b"&") and cast.count("*") == 2:  # &p, where this file declares p a void pointer
+        text = text[1:].strip()
     if _IDENT.fullmatch(text):  # a variable this file declares as a void pointer
         return re.search(rb"\bvoid\s*\*\s*(?:const\s+)?" + re.escape(text) + rb"\s*[=;,)]", source) is not None
     return False

@@ -30,6 +30,8 @@ class LintAndSemanticSteps(PortState):
                 continue
             if rule.once and rule.index in self.reported_once:
                 continue
+            if rule.platform is not None and rule.platform == self.options.platform:
+                continue  # a construct of the one platform the port is for
             outcome = lint_outcome(hit, rule, self.target, call_kept=hit.call not in self.rewritten_calls)
             if outcome is None:
                 continue

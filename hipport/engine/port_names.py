@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from functools import cache, partial
 
-from hipport.diagnostics import Edit, Severity
+from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
 from hipport.engine.elaborated import elaborated_keyword
 from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
+from hipport.engine.platform_calls import platform_casts, uncast_arguments
+from hipport.engine.pointer_types import pointer_type_edit
 from hipport.engine.port_state import PortState
 from hipport.engine.warp import plan_rewrite
 from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
@@ -19,6 +21,9 @@ from hipport.versions import format_version, parse_version
 # Looked up once: an enum member read through its class costs more than the test itself,
 # and the engine tests a role for every candidate name of every file.
 _USE, _DECLARATION, _NAMESPACE, _MARKER = Role.USE, Role.DECLARATION, Role.NAMESPACE, Role.MARKER
+
+
+_PLATFORM_NAMES = {"amd": "AMD", "nvidia": "NVIDIA"}
 
 
 class NameRuleSteps(PortState):
@@ -51,6 +56,10 @@ class NameRuleSteps(PortState):
             if namespace is not None:
                 self._rename(site, namespace.hip, namespace.library, name)
             return
+        if role is _USE and site.arguments is not None and self.options.platform != "amd":
+            casts = platform_casts(rules).get(name)
+            if casts is not None:
+                self._platform_call(site, casts)
         rule = rules.names.get(name)
         rewrite = rules.rewrites.get(name)
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
@@ -196,12 +205,63 @@ class NameRuleSteps(PortState):
     def _rename(self, site: NameSite, target: str, library: str, name: str) -> None:
         self.result.converted[library] += 1
         self.result.converted_names[name] += 1
+        pointer = self.rules.pointer_types.get(name)
+        if pointer is not None and self._pointer_type(site, name, target, pointer):
+            return
         if target != name:
             self.edits.append(Edit(site.start, site.end, encoded_name(target)))
+            if pointer is None:  # _pointer_type reported the struct already
+                self._platform_name(site, name, target)
             if target in self.rules.typedef_names:  # `struct T` where HIP's T is a typedef
                 keyword = elaborated_keyword(self.source, site.start, site.end)
                 if keyword is not None:
                     self.edits.append(Edit(keyword, site.start, b""))
+
+    def _platform_call(self, site: NameSite, casts) -> None:
+        """HP441 at each argument of a HIP call that only one platform's HIP headers take uncast."""
+        for start, end, cast, platform in uncast_arguments(self.source, site.arguments, casts):
+            if platform == self.options.platform:
+                continue
+            text = self.source[start:end].decode("utf-8", "replace")
+            fix = f"reinterpret_cast<{cast}>({text})"
+            self._finding(
+                "HP441",
+                start,
+                end,
+                site.name,
+                f"'{site.name}' takes '{text}' on {_PLATFORM_NAMES.get(platform, platform)} only: HIP's "
+                f"{_PLATFORM_NAMES['amd' if platform == 'nvidia' else 'nvidia']} headers declare it with {cast} "
+                f"alone (no template for typed pointers), so write {fix}",
+                fix=fix,
+                applicability=Applicability.SAFE,
+            )
+            self.edits.append(Edit(start, end, fix.encode("utf-8")))
+
+    def _platform_name(self, site: NameSite, name: str, target: str) -> None:
+        """HP441 where the HIP name is one only the other platform's HIP headers declare (rules/generated)."""
+        lint = self.rules.platform_names.get(target)
+        if lint is None or lint.platform == self.options.platform:
+            return
+        message = lint.message.replace("{name}", target)
+        self._finding("HP441", site.start, site.end, name, f"'{name}' becomes '{target}': {message}")
+
+    def _pointer_type(self, site: NameSite, name: str, target: str, pointer: tuple[str, str | None]) -> bool:
+        """`cudaArray *a` -> `hipArray_t a` (engine/pointer_types.py); False: rename the struct as usual."""
+        edits = pointer_type_edit(self.source, site.start, site.end, *pointer)
+        if edits is not None:
+            self.edits.extend(Edit(*edit) for edit in edits)
+            return True
+        if self.options.platform != "amd":
+            self._finding(
+                "HP441",
+                site.start,
+                site.end,
+                name,
+                f"'{name}' becomes '{target}', a struct only AMD's HIP headers declare (NVIDIA's have the "
+                f"pointer typedef '{pointer[0]}' alone): write the pointer as {pointer[0]}, or this code builds "
+                "on AMD only",
+            )
+        return False
 
     def _version_findings(self, site: NameSite, rule: NameRule, target: str) -> None:
         if not _has_version_finding(rule, self.target):

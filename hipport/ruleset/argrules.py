@@ -28,7 +28,11 @@ cudaEventCreate(&e, flags)). Its actions are declarative:
   precisions of borrow_call);
 - `target`: "hip" (default) when the port writes the HIP name, "roc" when it
   writes the ROC library's name (--roc); `since`/`until`: the HIP versions the
-  rule is for.
+  rule is for;
+- `platform`: the one platform whose HIP headers take the call without the rewrite
+  ("amd": hipMallocAsync's T** template): the rewrite is still made, and in HIP code
+  a call to the HIP name without it is HP441 unless the code is for that platform
+  alone (hipport/engine/platform_calls.py).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class ArgumentRule:
     since: str | None = None
     until: str | None = None
     library: str | None = None
+    platform: str | None = None  # the only platform whose HIP headers take the call as CUDA wrote it
 
     def matches(self, count: int | None) -> bool:
         if count is None:  # not a call: only a rule about every use of the name applies

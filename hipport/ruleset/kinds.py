@@ -115,6 +115,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "newest": STR,
             "once": BOOL,
             "library": STR,
+            "platform": STR,
             "note": STR,
         },
     ),
@@ -140,9 +141,12 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "since": STR,
             "until": STR,
             "library": STR,
+            "platform": STR,
             "note": STR,
         },
     ),
+    # a CUDA struct type whose pointer has a portable HIP typedef (rules/platforms.toml, engine/pointer_types.py)
+    "pointer_type": ({"cuda": STR, "hip": STR}, {"hip_const": STR, "note": STR}),
     # a member whose type differs in HIP, read through an accessor (rules/fp16.toml, hipport/engine/members.py)
     "member_accessor": ({"receiver": STR, "member": STR, "read": STR, "code": STR, "message": STR}, {"note": STR}),
     # build files (rules/buildfiles.toml, read by hipport/buildfiles)

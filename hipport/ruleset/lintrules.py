@@ -146,6 +146,7 @@ class StructuralLint:
     newest: str | None = None  # macro-test: the condition under which comparisons count as newest
     once: bool = False  # report the first occurrence in a file only
     library: str | None = None
+    platform: str | None = None  # the only platform whose headers take the construct: report when porting for others
 
 
 @dataclass
@@ -296,6 +297,7 @@ def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
         newest=entry.get("newest"),
         once=entry.get("once", False),
         library=entry.get("library"),
+        platform=entry.get("platform"),
     )
 
 

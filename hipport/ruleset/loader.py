@@ -202,8 +202,13 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
         ruleset.member_accessors[(entry["receiver"], entry["member"])] = MemberAccessor(
             entry["receiver"], entry["member"], entry["read"], entry["code"], entry["message"], origin
         )
+    for entry in data.get("pointer_type", []):
+        ruleset.pointer_types[entry["cuda"]] = (entry["hip"], entry.get("hip_const"))
     for entry in data.get("lint", []):
-        ruleset.structural_lints.append(make_lint(len(ruleset.structural_lints), entry, origin))
+        lint = make_lint(len(ruleset.structural_lints), entry, origin)
+        ruleset.structural_lints.append(lint)
+        if lint.platform is not None and lint.match == "name":
+            ruleset.platform_names.update(dict.fromkeys(lint.names, lint))
     for entry in data.get("library_title", []):
         ruleset.library_titles[entry["library"]] = entry["title"]
         if "target_column" in entry:

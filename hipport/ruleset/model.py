@@ -169,7 +169,11 @@ class RuleSet:
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
     member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
+    # CUDA struct type -> (HIP pointer typedef, HIP pointer-to-const typedef or None): `cudaArray *a` -> `hipArray_t a`
+    pointer_types: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     structural_lints: list[StructuralLint] = field(default_factory=list)
+    # HIP name -> the HP441 lint naming it: a name one platform's HIP headers lack (rules/platform-names.toml)
+    platform_names: dict[str, StructuralLint] = field(default_factory=dict)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
     library_titles: dict[str, str] = field(default_factory=dict)
     library_needs: list[LibraryNeed] = field(default_factory=list)
@@ -214,6 +218,7 @@ class RuleSet:
                 *self.rewrites,
                 *self.arguments,
                 *self.lint_index.by_name,
+                *self._platform_call_names(),
             }
         )
         self.unmapped_re = self._compile_unmapped()
@@ -223,6 +228,18 @@ class RuleSet:
         self.newest_hip = max(versions, default=(0, 0, 0))
         self.scan_memo = {}
         return self
+
+    def _platform_call_names(self) -> set[str]:
+        """The HIP names of calls whose argument rewrite one platform's headers need (hipMallocAsync):
+        scanned in HIP code too (hipport/engine/platform_calls.py)."""
+        names: set[str] = set()
+        for cuda, rules in self.arguments.items():
+            if any(rule.platform for rule in rules):
+                name_rule = self.names.get(cuda)
+                names.update(r.hip for r in rules if r.platform and r.hip)
+                if name_rule is not None and name_rule.hip:
+                    names.add(name_rule.hip)
+        return names
 
     def _collapsing(self, roc: bool) -> dict[str, str]:
         by_target: dict[str, set[str]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from hipport.engine.shim_mode import FileUse, Use, neutral_name
+from hipport.engine.shim_mode import BASE_LIBRARIES, FileUse, Use, neutral_name
 from hipport.engine.warp_fallback import warp_fallback
 from hipport.ruleset.model import NameRule, RuleSet
 from hipport.versions import Version, parse_version
@@ -31,6 +31,10 @@ class Usage:
     @property
     def elaborated(self) -> set[str]:
         return set().union(*(f.elaborated for f in self.files))
+
+    @property
+    def guards(self) -> set[str]:
+        return set().union(*(f.guards for f in self.files))
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,17 @@ class HeaderEntry:
     cuda: str
     hip: str | None  # None: dropped (drop=True) or unported (unported=True)
     unported: bool = False
+    library: str = "CUDA_Runtime_API"
+
+
+@dataclass(frozen=True)
+class GuardEntry:
+    """A CUDA header's guard macro the sources test (#ifdef __DRIVER_TYPES_H__): defined under HIP
+    when the HIP header that stands for it is included (its own guard, hip, is defined)."""
+
+    cuda: str
+    hip: str
+    library: str
 
 
 @dataclass
@@ -71,10 +86,19 @@ class ShimPlan:
     entries: list[Entry]
     headers: list[HeaderEntry]
     enable_defines: tuple[str, ...] = ()  # HIP_ENABLE_WARP_SYNC_BUILTINS: 6.2-6.4 declare them only on request
+    guards: list[GuardEntry] = field(default_factory=list)
 
     @property
     def macro_prefix(self) -> str:
         return (self.prefix or "gpu").upper()
+
+    def libraries(self) -> list[str]:
+        """The libraries with a block of their own: those beyond the runtime that a header brings."""
+        return sorted({h.library for h in self.headers} - BASE_LIBRARIES)
+
+    def block_of(self, library: str) -> str | None:
+        """The block a name or guard of this library goes in: None for the always-included part."""
+        return library if library in self.libraries() else None
 
 
 def plan_shim(
@@ -96,9 +120,20 @@ def plan_shim(
     headers = []
     for path in sorted(usage.includes | {p for p in recorded_includes if p in rules.headers}):
         rule = rules.headers[path]
-        headers.append(HeaderEntry(path, None if rule.drop else rule.hip, unported=rule.hip is None and not rule.drop))
+        headers.append(
+            HeaderEntry(
+                path, None if rule.drop else rule.hip, unported=rule.hip is None and not rule.drop, library=rule.library
+            )
+        )
     defines = sorted({r.enable_define for n in usage.names if (r := rules.rewrites.get(n)) and r.enable_define})
-    return ShimPlan(target, prefix, entries, headers, tuple(defines))
+    guards = []
+    for name in sorted(usage.guards):
+        macro = rules.macros.get(name)
+        if macro is None or not macro.hip:
+            continue
+        header = rules.headers.get(macro.header or "")
+        guards.append(GuardEntry(name, macro.hip, header.library if header is not None else "CUDA_Runtime_API"))
+    return ShimPlan(target, prefix, entries, headers, tuple(defines), guards)
 
 
 def _entry(name: str, rules: RuleSet, target: Version, prefix: str | None, elaborated: bool) -> Entry | None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from itertools import groupby
 
-from hipport.shim.plan import Entry, ShimPlan
+from hipport.engine.shim_mode import library_macro
+from hipport.shim.plan import Entry, HeaderEntry, ShimPlan
 from hipport.versions import Version, format_version
 
 HIP_TEST = "defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)"
@@ -23,6 +24,7 @@ def render(plan: ShimPlan, filename: str) -> str:
     p = plan.macro_prefix
     allow = f"{p}_COMPAT_ALLOW_UNPORTED"
     guard = "HIPPORT_" + re.sub(r"[^A-Za-z0-9]", "_", filename).upper()
+    seen_neutral: set[str] = set()
     out: list[str] = []
     out += _preamble(plan, filename, allow)
     out += [
@@ -33,18 +35,57 @@ def render(plan: ShimPlan, filename: str) -> str:
         "/* ---- AMD GPUs: HIP ------------------------------------------------------ */",
         "",
     ]
-    out += _hip_includes(plan, allow)
-    out += _hip_names(plan, allow)
+    base = [h for h in plan.headers if plan.block_of(h.library) is None]
+    out += _hip_includes(plan, base, allow)
+    out += _hip_names([e for e in plan.entries if plan.block_of(e.library) is None], allow, seen_neutral)
     out += _warp_fallbacks(plan, allow)
     out += _warp_constants(p, hip=True)
+    out += _guards(plan, None)
     out += ["#else", "/* ---- NVIDIA GPUs: CUDA ---------------------------------------------------- */", ""]
-    cuda_includes = [h.cuda for h in plan.headers]
+    cuda_includes = [h.cuda for h in base]
     if cuda_includes:
         out += [f"#include <{path}>" for path in cuda_includes] + [""]
     out += _warp_constants(p, hip=False)
-    out += _cuda_neutral(plan)
+    out += _cuda_neutral(plan, [e for e in plan.entries if plan.block_of(e.library) is None])
     out += ["#endif", "", f"#endif /* {guard} */", ""]
+    for library in plan.libraries():
+        out += _library_block(plan, library, guard, allow, seen_neutral)
     return "\n".join(_squeeze(out))
+
+
+def _library_block(plan: ShimPlan, library: str, guard: str, allow: str, seen_neutral: set[str]) -> list[str]:
+    """One library's headers and names, for the files that define its macro before the include."""
+    macro = library_macro(library)
+    block_guard = f"{guard}_{macro.removeprefix('HIPPORT_SHIM_')}"
+    headers = [h for h in plan.headers if h.library == library]
+    lines = [
+        f"/* ---- {library}: for files that #define {macro} before including this header",
+        " * (convert --mode shim writes it where a file included the library's CUDA header). */",
+        f"#if defined({macro}) && !defined({block_guard})",
+        f"#define {block_guard}",
+        f"#if {HIP_TEST}",
+    ]
+    hip = sorted({h.hip for h in headers if h.hip})
+    lines += [f"#include <{path}>" for path in hip] + [""]
+    lines += _unported(headers, allow)
+    lines += _hip_names([e for e in plan.entries if e.library == library], allow, seen_neutral)
+    lines += _guards(plan, library)
+    lines += ["#else"] + [f"#include <{h.cuda}>" for h in headers] + [""]
+    lines += _cuda_neutral(plan, [e for e in plan.entries if e.library == library])
+    lines += ["#endif", f"#endif /* {macro} */", ""]
+    return lines
+
+
+def _guards(plan: ShimPlan, block: str | None) -> list[str]:
+    """The CUDA header guards the sources test, defined once the HIP header standing for each is in."""
+    lines = []
+    for entry in plan.guards:
+        if plan.block_of(entry.library) != block:
+            continue
+        lines += [f"#if defined({entry.hip}) && !defined({entry.cuda})", f"#define {entry.cuda}", "#endif"]
+    if lines:
+        lines = ["/* CUDA header guards the code tests (#ifdef), true as under nvcc */"] + lines + [""]
+    return lines
 
 
 def _preamble(plan: ShimPlan, filename: str, allow: str) -> list[str]:
@@ -65,7 +106,7 @@ def _preamble(plan: ShimPlan, filename: str, allow: str) -> list[str]:
     ]
 
 
-def _hip_includes(plan: ShimPlan, allow: str) -> list[str]:
+def _hip_includes(plan: ShimPlan, headers: list[HeaderEntry], allow: str) -> list[str]:
     lines = []
     for define in plan.enable_defines:
         lines += [
@@ -73,20 +114,24 @@ def _hip_includes(plan: ShimPlan, allow: str) -> list[str]:
             f"#define {define} 1 /* HIP 6.2 to 6.4 declare the *_sync warp builtins only on request */",
             "#endif",
         ]
-    hip = sorted({h.hip for h in plan.headers if h.hip} - {"hip/hip_runtime.h"})
+    hip = sorted({h.hip for h in headers if h.hip} - {"hip/hip_runtime.h"})
     lines += ["#include <hip/hip_runtime.h>"] + [f"#include <{path}>" for path in hip] + [""]
-    unported = [h.cuda for h in plan.headers if h.unported]
-    if unported:
-        lines += [f"#ifndef {allow}"]
-        lines += [f'#error "hipport: <{path}> has no HIP equivalent"' for path in unported]
-        lines += ["#endif", ""]
-    return lines
+    return lines + _unported(headers, allow)
 
 
-def _hip_names(plan: ShimPlan, allow: str) -> list[str]:
-    entries = [e for e in plan.entries if e.form not in ("error", "warp")]
+def _unported(headers: list[HeaderEntry], allow: str) -> list[str]:
+    unported = [h.cuda for h in headers if h.unported]
+    if not unported:
+        return []
+    return [f"#ifndef {allow}", *(f'#error "hipport: <{path}> has no HIP equivalent"' for path in unported)] + [
+        "#endif",
+        "",
+    ]
+
+
+def _hip_names(all_entries: list[Entry], allow: str, seen_neutral: set[str]) -> list[str]:
+    entries = [e for e in all_entries if e.form not in ("error", "warp")]
     lines = []
-    seen_neutral: set[str] = set()
     for (since, until), grouped in groupby(sorted(entries, key=_guard_order), key=lambda e: e.guard):
         group = list(grouped)
         body = _aliases(group, seen_neutral)
@@ -116,7 +161,7 @@ def _hip_names(plan: ShimPlan, allow: str) -> list[str]:
             "#endif",
             "",
         ]
-    errors = [e for e in plan.entries if e.form == "error"]
+    errors = [e for e in all_entries if e.form == "error"]
     if errors:
         lines += [f"#ifndef {allow}"]
         lines += [f'#error "hipport: {e.cuda} has no HIP equivalent"' for e in errors]
@@ -196,9 +241,9 @@ def _warp_constants(p: str, hip: bool) -> list[str]:
     return [f"#define {p}_WARP_SIZE 32", f"#define {p}_FULL_MASK 0xffffffffu", ""]
 
 
-def _cuda_neutral(plan: ShimPlan) -> list[str]:
+def _cuda_neutral(plan: ShimPlan, entries: list[Entry]) -> list[str]:
     chosen: dict[str, Entry] = {}
-    for e in sorted(plan.entries, key=lambda e: e.cuda):
+    for e in sorted(entries, key=lambda e: e.cuda):
         if e.neutral and e.neutral not in chosen and e.form in ("typedef", "define", "namespace"):
             chosen[e.neutral] = e
     if not chosen:
