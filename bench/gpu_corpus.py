@@ -10,8 +10,9 @@ Two steps, so that the port happens on the dev machine and the GPU step where th
 WORK defaults to bench/gpu-corpus/ (ignored by git: carry it to the GPU machine). The run step
 needs python3, click, nvcc and an NVIDIA GPU, none of hipport's other dependencies: it runs
 `python3 -m hipport verify` from this checkout, whose GPU path imports only the standard library
-and click. It prints, of the programs whose CUDA original builds and exits 0, how many the port
-AGREEs with (exit status and output, numbers within --tolerance, timing lines left out), and
+and click. It prints, of the programs whose CUDA original builds and exits 0 and whose port needs
+no HIP library missing there, how many the port AGREEs with (exit status and output, numbers
+within --tolerance, timing lines left out, and what the original's own two runs disagree on), and
 writes WORK/results.json.
 """
 
@@ -94,12 +95,17 @@ def run(work: Path, jobs: int, timeout: float) -> int:
 
 def table(results: list[dict], seconds: float) -> list[str]:
     statuses = Counter(r["status"] for r in results)
-    original_ok = [r for r in results if (r.get("original") or {}).get("exit_status") == 0]
+    ran = [r for r in results if (r.get("original") or {}).get("exit_status") == 0]
+    # a port that needs a HIP library this machine lacks (hipBLAS, hipRAND...) says nothing of the port
+    needs_library = [r for r in ran if r["status"] == "NO-LIB"]
+    original_ok = [r for r in ran if r["status"] != "NO-LIB"]
     agree = [r for r in original_ok if r["status"] == "AGREE"]
     port_fails = Counter(r["detail"].split(": ", 1)[0] for r in results if r["status"] == "BUILD-FAIL")
     lines = [f"programs: {len(results)} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))})",
              f"build failures by side: {dict(port_fails)}",
-             f"originals that build and exit 0: {len(original_ok)}",
+             f"originals that build and exit 0: {len(ran)}",
+             f"  of them the port needs a HIP library not installed here (NO-LIB): {len(needs_library)}",
+             f"  the others (runtime only): {len(original_ok)}",
              f"  of them the port AGREEs: {len(agree)}"
              + (f" ({100.0 * len(agree) / len(original_ok):.1f}%)" if original_ok else ""),
              f"  DIFFER: {sum(r['status'] == 'DIFFER' for r in original_ok)}, "

@@ -104,10 +104,22 @@ def test_verify_on_a_missing_path_is_one_line():
     assert result.exit_code == 2 and result.output.strip() == "hipport: no/such/dir: no such file or directory"
 
 
-def _judged(port: Side, original: Side) -> GpuResult:
+def _judged(port: Side, original: Side, port_tree: Path = Path("."), original_tree: Path = Path("src")) -> GpuResult:
     result = GpuResult(Program("a.cu", (Path("a.cu"),)), "NO-GPU", port=port, original=original)
-    _judge(result, result.program, Path("."), RunSettings(ignore=r"Time"))
+    _judge(result, result.program, port_tree, RunSettings(ignore=r"Time", compare_original=original_tree))
     return result
+
+
+def test_the_trees_own_path_in_the_output_is_not_a_difference(tmp_path):
+    # an assert's message names __FILE__, which is the tree each side was built from
+    port, original = tmp_path / "out", tmp_path / "cuda"
+    said = "{}/a.cu:7: main: Assertion `n > 0' failed."
+    agree = _judged(Side(True, exit_status=134, output=said.format(port)),
+                    Side(True, exit_status=134, output=said.format(original)), port, original)
+    assert agree.status == "AGREE"
+    other = _judged(Side(True, exit_status=134, output=said.format(tmp_path / "elsewhere")),
+                    Side(True, exit_status=134, output=said.format(original)), port, original)
+    assert other.status == "DIFFER"
 
 
 def test_port_and_original_agree_on_exit_status_and_output_within_tolerance():

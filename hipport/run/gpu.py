@@ -3,7 +3,8 @@ headers and run it on the GPU; with --compare-original SRC also build the CUDA o
 SRC with plain nvcc, run both and compare exit status and output.
 
 Statuses: PASS / FAIL (exit status, and --compare's reference), AGREE / DIFFER (port against
-original), TIMEOUT (which side ran over), BUILD-FAIL (which side: port or original), NO-GPU
+original), TIMEOUT (which side ran over), BUILD-FAIL (which side: port or original), NO-LIB (the
+port needs a HIP library whose header this machine lacks, hipblas/hipblas.h say), NO-GPU
 (built, but this machine has no NVIDIA GPU to run it on). Programs run with their folder as the
 working directory (samples read data files beside them) and with argv[0] `./NAME` on both sides,
 so that a program printing its own name prints the same.
@@ -61,7 +62,7 @@ class Side:
 @dataclass
 class GpuResult:
     program: Program
-    status: str  # PASS FAIL AGREE DIFFER TIMEOUT BUILD-FAIL NO-GPU
+    status: str  # PASS FAIL AGREE DIFFER TIMEOUT BUILD-FAIL NO-LIB NO-GPU
     detail: str = ""
     port: Side = field(default_factory=Side)
     original: Side | None = None
@@ -163,6 +164,9 @@ def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) ->
                 first.output_again = again.output if again.exit_status == first.exit_status else None
     if unbuilt:
         result.detail = "; ".join(unbuilt)
+        library = _missing_library(result.port)
+        if library is not None and (result.original is None or result.original.built):
+            result.status, result.detail = "NO-LIB", f"port: {library} is not installed here"
     elif not gpu:
         result.status, result.detail = "NO-GPU", "built; no NVIDIA GPU here to run it on (nvidia-smi -L lists none)"
     else:
@@ -225,7 +229,8 @@ def _judge(result: GpuResult, program: Program, base: Path, run) -> None:
     if late:
         result.status, result.detail = "TIMEOUT", f"{' and '.join(late)}: still running after {run.timeout:g} s"
         return
-    found = difference(port.output, original.output, run.rel_tol, run.abs_tol, run.ignore, original.output_again)
+    output = _as_if_built_from(port.output, base, run.compare_original)
+    found = difference(output, original.output, run.rel_tol, run.abs_tol, run.ignore, original.output_again)
     if port.exit_status != original.exit_status:
         found = f"port {_exit(port.exit_status)}, original {_exit(original.exit_status)}"
     if found is None:
@@ -238,6 +243,29 @@ def _judge(result: GpuResult, program: Program, base: Path, run) -> None:
         original.output.splitlines()[tail:], port.output.splitlines()[tail:], "original", "port", lineterm="", n=1
     )
     result.diff = "\n".join(list(diff)[:DIFF_LINES])
+
+
+_MISSING_HEADER = re.compile(r"fatal error: ([^:\s]+): No such file or directory")
+
+
+def _missing_library(side: Side) -> str | None:
+    """The HIP library header (hipblas/hipblas.h) whose absence stopped the port's build: the port
+    needs a library this machine lacks, which says nothing of the port. HIP's own headers (hip/...)
+    are not a library."""
+    found = _MISSING_HEADER.search(side.build_error)
+    if found is None or found.group(1).startswith("hip/") or "/" not in found.group(1):
+        return None
+    return found.group(1)
+
+
+def _as_if_built_from(output: str, port_tree: Path, original_tree: Path) -> str:
+    """The port's output with its tree's path written as the original's: a program that prints
+    __FILE__ (an assert's message, say) names the tree it was built from, which is not part of
+    what it computes."""
+    for mine, theirs in ((port_tree.resolve(), original_tree.resolve()), (port_tree, original_tree)):
+        if str(mine) != ".":
+            output = output.replace(str(mine), str(theirs))
+    return output
 
 
 def _exit(status: int | None) -> str:
