@@ -100,7 +100,8 @@ from hipport.cli.common import _fail, _load_rules
     type=click.Path(file_okay=False, path_type=Path),
     metavar="SRC",
     help="With --run --platform nvidia: also build the CUDA original of each program from SRC (the tree "
-    "the port came from) with plain nvcc, run both, compare exit status and output: AGREE or DIFFER.",
+    "the port came from) with plain nvcc, run both, compare exit status and output: AGREE or DIFFER. "
+    "The original runs twice; what its own runs disagree on (timings) is not compared.",
 )
 @click.option(
     "--ignore-lines",
