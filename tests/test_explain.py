@@ -125,12 +125,13 @@ def test_explain_knows_the_header_macros_convert_rewrites():
     data = json.loads(result.output)
     assert data["known"]
     (entry,) = [e for e in data["entries"] if e["kind"] == "macro"]
-    assert entry["hip"] == "HIP_INCLUDE_HIP_DRIVER_TYPES_H" and entry["header"] == "driver_types.h"
+    # both platforms' hip_runtime_api.h defines its own guard; only AMD's includes hip/driver_types.h
+    assert entry["hip"] == "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H" and entry["header"] == "driver_types.h"
     assert entry["rule_file"].endswith("macros.toml")
     text = invoke("explain", "__DRIVER_TYPES_H__").output
-    assert "no rule knows" not in text and "HIP_INCLUDE_HIP_DRIVER_TYPES_H" in text
+    assert "no rule knows" not in text and "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H" in text
     # the HIP side finds the CUDA macro, and a macro HIP lacks says so
-    by_hip = json.loads(invoke("explain", "HIP_INCLUDE_HIP_DRIVER_TYPES_H", "--format", "json").output)
+    by_hip = json.loads(invoke("explain", "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H", "--format", "json").output)
     assert "__DRIVER_TYPES_H__" in {e["cuda"] for e in by_hip["entries"]}
     lacking = json.loads(invoke("explain", "__CUDACC_VER_MAJOR__", "--format", "json").output)
     macro = next(e for e in lacking["entries"] if e["kind"] == "macro")
@@ -142,4 +143,4 @@ def test_explain_macro_agrees_with_convert(tmp_path):
     source = tmp_path / "a.cu"
     source.write_text("#ifdef __DRIVER_TYPES_H__\nint x;\n#endif\n")
     out = invoke("convert", str(source), "-o", "-").output
-    assert "#ifdef HIP_INCLUDE_HIP_DRIVER_TYPES_H" in out
+    assert "#ifdef HIP_INCLUDE_HIP_HIP_RUNTIME_API_H" in out

@@ -22,7 +22,7 @@ def _demo(tmp_path: Path, hip_cpu: Path) -> tuple[subprocess.CompletedProcess, l
     stub = venv / "bin" / "hipport"
     stub.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
     stub.chmod(0o755)
-    # -o: the set-up targets (venv, hipcc, g++/TBB, the runtime's clone) count as done
+    # -o: the set-up targets (venv, bytecode, hipcc, g++/TBB, the runtime's clone) count as done
     result = subprocess.run(
         [
             "make",
@@ -34,6 +34,8 @@ def _demo(tmp_path: Path, hip_cpu: Path) -> tuple[subprocess.CompletedProcess, l
             f"HIP_CPU={hip_cpu}",
             "-o",
             str(venv / ".installed"),
+            "-o",
+            "bytecode",
             "-o",
             "hipcc",
             "-o",

@@ -129,7 +129,8 @@ ALLOWED = {
     ("hipport/config.py", "loads"): "tomllib.loads: TOML is data",
     ("hipport/parse/compdb.py", "load"): "compdb.load reads compile_commands.json with json",
     ("hipport/parse/clang.py", "load"): "compdb.load",
-    ("hipport/cli/verify.py", "load"): "compdb.load (verify -p)",
+    ("hipport/cli/verify_setup.py", "load"): "compdb.load (verify -p)",
+    ("hipport/cli/verify.py", "load"): "Report.load reads convert's JSON report with json",
     ("hipport/project.py", "load"): "compdb.load: the -I directories of compile_commands.json",
 }
 

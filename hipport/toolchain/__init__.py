@@ -45,10 +45,17 @@ class ToolSettings:
     def unit_flags(self, units: list[Path] | tuple[Path, ...] = ()) -> list[str]:
         """-I, -D and the compile database's flags for these units, in the order the compilers get them."""
         flags = [f"-I{d}" for d in self.include_dirs] + [f"-D{d}" for d in self.defines]
-        if self.database:
-            for unit in units:
-                flags += database_flags(unit, self.database)
-        return list(dict.fromkeys(flags)) if self.database else flags
+        if not self.database:
+            return flags
+        # a program's units usually share one database entry: each entry's flags once, whole,
+        # since a flag's value may be a word of its own (-I dir) that a word-by-word pass would drop
+        seen: set[tuple[str, ...]] = set()
+        for unit in units:
+            entry = tuple(database_flags(unit, self.database))
+            if entry not in seen:
+                seen.add(entry)
+                flags += entry
+        return flags
 
 
 @dataclass(frozen=True)
