@@ -47,13 +47,13 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
     names = "|".join(re.escape(n) for lint in wanted for n in lint.names)
     if not re.search(rf"\b(?:{names})\s*\(".encode(), source):
         return []
-    from hipport.engine.semantic_vector import _guard, _text
+    from hipport.engine.semantic_vector import _guard, _text, scoped_items
     from hipport.parse.treesitter import _parser
 
     root = _parser().parse(source).root_node
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
     found: list[OverloadFinding] = []
-    for definition, conditions in _definitions(root, (), source):
+    for definition, conditions in scoped_items(root, (), source, ("function_definition",), _CONTAINERS):
         signature = _signature(definition, source)
         if signature is None:
             continue
@@ -98,28 +98,13 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
     return found
 
 
-def _definitions(node, conditions: tuple[str, ...], source: bytes):
-    """(function definition, the #if conditions around it without spaces), at file scope."""
-    from hipport.engine.semantic_vector import _text
-
-    for child in node.named_children:
-        if child.type == "function_definition":
-            yield child, conditions
-        elif child.type in _CONTAINERS:
-            condition = child.child_by_field_name("condition") if child.type == "preproc_if" else None
-            inner = conditions + ("".join(_text(condition, source).split()),) if condition is not None else conditions
-            yield from _definitions(child, inner, source)
-
-
 def _signature(node, source: bytes):
     """(name node, name, pointee type of the first parameter) of a function definition whose first
     parameter is a pointer, else None."""
-    from hipport.engine.semantic_vector import _text
+    from hipport.engine.semantic_vector import _text, function_declarator
 
-    declarator = node.child_by_field_name("declarator")
-    while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):
-        declarator = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
-    if declarator is None or declarator.type != "function_declarator":
+    declarator = function_declarator(node)
+    if declarator is None:
         return None
     name_node = declarator.child_by_field_name("declarator")
     if name_node is None or name_node.type != "identifier":

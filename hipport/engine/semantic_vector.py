@@ -63,7 +63,7 @@ def vector_operator_findings(source: bytes, rules: RuleSet) -> list[VectorFindin
     root = _parser().parse(source).root_node
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
     found: list[VectorFinding] = []
-    for definition, conditions in _free_functions(root, (), source):
+    for definition, conditions in scoped_items(root, (), source, ("function_definition", "declaration"), _CONTAINERS):
         for lint in wanted:
             if lint.fix is not None and "".join(lint.fix.split()) in conditions:
                 continue  # already kept for other platforms only: ported code
@@ -86,23 +86,30 @@ def _prefilter(lint: StructuralLint) -> re.Pattern[bytes]:
     return pattern
 
 
-def _free_functions(node, conditions: tuple[str, ...], source: bytes):
-    """(definition or declaration, the #if conditions around it without spaces), at namespace
-    scope outside templates and classes."""
+def scoped_items(node, conditions: tuple[str, ...], source: bytes, kinds: tuple[str, ...], containers: frozenset[str]):
+    """(item of one of kinds, the #if conditions around it without spaces), looking into containers
+    only (namespaces, extern "C", #if branches): never into templates, classes or functions."""
     for child in node.named_children:
-        if child.type in ("function_definition", "declaration"):
+        if child.type in kinds:
             yield child, conditions
-        elif child.type in _CONTAINERS:
+        elif child.type in containers:
             condition = child.child_by_field_name("condition") if child.type == "preproc_if" else None
             inner = conditions + ("".join(_text(condition, source).split()),) if condition is not None else conditions
-            yield from _free_functions(child, inner, source)
+            yield from scoped_items(child, inner, source, kinds, containers)
+
+
+def function_declarator(definition):
+    """The function_declarator of a definition, through the pointer and reference declarators of its
+    return type; None for anything else."""
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):
+        declarator = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
+    return declarator if declarator is not None and declarator.type == "function_declarator" else None
 
 
 def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) -> VectorFinding | None:
-    declarator = node.child_by_field_name("declarator")
-    while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):
-        declarator = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
-    if declarator is None or declarator.type != "function_declarator":
+    declarator = function_declarator(node)
+    if declarator is None:
         return None
     name_node = declarator.child_by_field_name("declarator")
     if name_node is None or name_node.type != "operator_name":

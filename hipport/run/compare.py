@@ -19,6 +19,20 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan
 _TOKEN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|(?i:[-+]?(?:inf|nan))\b|[^\s\d+\-.]+|\S")
 
 
+TAIL_LINES = 8  # how much of a program's output a verdict shows
+
+
+def decoded(data) -> str:
+    """A program's output as text, whatever subprocess gave (bytes, str, or None after a time-out)."""
+    if data is None:
+        return ""
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+
+
+def output_tail(text: str) -> str:
+    return "\n".join(text.rstrip().splitlines()[-TAIL_LINES:])
+
+
 def _tokens(text: str) -> list[str]:
     # numbers are split from the words around them: "count=71," gives count, =, 71, ","
     return [m.group() for m in _TOKEN.finditer(text)]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hipport.run.bridge import bridge_source
-from hipport.run.compare import compare_with_reference
+from hipport.run.compare import compare_with_reference, decoded, output_tail
 from hipport.run.programs import Program, find_programs
 from hipport.run.runtime import precompiled_prelude, runtime_headers
 from hipport.run.settings import RunSettings, relocate
@@ -28,7 +28,6 @@ from hipport.toolchain.compilers import HipCpu
 
 BRIDGED_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"})
 BUILD_TIMEOUT = 600
-TAIL_LINES = 8
 _MISSING = re.compile(r"fatal error: ([^:\s]+): No such file")
 
 
@@ -145,7 +144,7 @@ def _run_one(
             errors = [line for line in output.splitlines() if "error" in line]
             first = errors[0] if errors else f"exit status {build.returncode}"
             result.detail = "build failed: " + first.replace(str(copy) + "/", "")
-            result.tail = _tail(output.replace(str(copy) + "/", ""))
+            result.tail = output_tail(output.replace(str(copy) + "/", ""))
         return result
     started = time.perf_counter()
     try:
@@ -160,10 +159,10 @@ def _run_one(
     except subprocess.TimeoutExpired as exc:
         result.run_seconds = time.perf_counter() - started
         result.detail = f"still running after {settings.timeout:g} s"
-        result.tail = _tail(_text(exc.stdout) + _text(exc.stderr))
+        result.tail = output_tail(decoded(exc.stdout) + decoded(exc.stderr))
         return result
     result.run_seconds = time.perf_counter() - started
-    result.tail = _tail(ran.stdout + ran.stderr)
+    result.tail = output_tail(ran.stdout + ran.stderr)
     if ran.returncode != 0:
         result.detail = f"exit status {ran.returncode}" if ran.returncode > 0 else f"killed by signal {-ran.returncode}"
         return result
@@ -213,13 +212,3 @@ def _with_local_headers(program: Program, copy: Path) -> set[Path]:
         for name in re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', text, re.M):
             found.add(Path(unit.parent, name))
     return found
-
-
-def _text(data) -> str:
-    if data is None:
-        return ""
-    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-
-
-def _tail(text: str) -> str:
-    return "\n".join(text.rstrip().splitlines()[-TAIL_LINES:])

@@ -27,14 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.run.compare import compare_with_reference, difference
+from hipport.run.compare import TAIL_LINES, compare_with_reference, decoded, difference, output_tail
 from hipport.run.programs import Program, find_programs
 from hipport.run.settings import RunSettings, relocate
 from hipport.toolchain import Command
 from hipport.toolchain.compilers import Nvcc
 
 BUILD_TIMEOUT = 600
-TAIL_LINES = 8
 DIFF_LINES = 24
 GPU_RUNS_AT_ONCE = 4  # builds take every job; a single GPU runs a few programs side by side
 ORIGINAL_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".hip")  # convert --rename made .cu files .hip
@@ -55,7 +54,7 @@ class Side:
 
     def as_json(self) -> dict:
         data = {k: v for k, v in self.__dict__.items() if k not in ("output", "output_again")}
-        data["tail"] = _tail(self.output)
+        data["tail"] = output_tail(self.output)
         return data
 
 
@@ -206,11 +205,11 @@ def _execute(side: Side, binary: Path, cwd: Path, timeout: float) -> None:
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired as exc:
-        side.timed_out, side.output = True, _text(exc.stdout) + _text(exc.stderr)
+        side.timed_out, side.output = True, decoded(exc.stdout) + decoded(exc.stderr)
     except OSError as exc:
         side.exit_status, side.output = 127, f"cannot start: {exc}"
     else:
-        side.exit_status, side.output = ran.returncode, _text(ran.stdout) + _text(ran.stderr)
+        side.exit_status, side.output = ran.returncode, decoded(ran.stdout) + decoded(ran.stderr)
     side.run_seconds = round(time.perf_counter() - started, 2)
 
 
@@ -272,13 +271,3 @@ def _exit(status: int | None) -> str:
     if status is None:
         return "not run"
     return f"exit status {status}" if status >= 0 else f"killed by signal {-status}"
-
-
-def _text(data) -> str:
-    if data is None:
-        return ""
-    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-
-
-def _tail(text: str) -> str:
-    return "\n".join(text.rstrip().splitlines()[-TAIL_LINES:])
