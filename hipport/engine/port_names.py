@@ -330,6 +330,7 @@ class NameRuleSteps(PortState):
             self.result.converted_names[site.name] += 1
         if not outcome.kept:
             self.rewritten_calls[site.start] = outcome.dropped_argument
+            self._older_platform(site, rewrite, outcome)
         if outcome.dropped_argument is not None:
             assert site.arguments is not None  # an argument is dropped only from a call
             self.dropped.append(site.arguments[outcome.dropped_argument])
@@ -350,6 +351,25 @@ class NameRuleSteps(PortState):
         if outcome.mask_warning is not None:
             start, end, message = outcome.mask_warning
             self.mask_warnings[site.start] = ("HP213", start, end, site.name, message)
+
+
+    def _older_platform(self, site: NameSite, rewrite, outcome) -> None:
+        """HP441 where the older form a call became (HP211) is declared by one platform's HIP only."""
+        platform = rewrite.older_platform
+        if platform is None or platform == self.options.platform or not any(f[0] == "HP211" for f in outcome.findings):
+            return
+        other = "NVIDIA" if platform == "amd" else "AMD"
+        self._finding(
+            "HP441",
+            site.start,
+            site.end,
+            site.name,
+            f"'{site.name}' becomes '{rewrite.older}' for HIP {format_version(self.target)}, which builds on "
+            f"{_PLATFORM_NAMES.get(platform, platform)} only: on {other} it is CUDA's legacy vote, which ptxas "
+            f"rejects for sm_70 and newer. Target HIP {_short(rewrite.since)} or newer (--hip-version), where "
+            f"'{rewrite.hip}' exists on both platforms, or port with --platform {platform}.",
+            library=rewrite.library,
+        )
 
 
 def calls_roc_library(parsed: ParsedFile, rules: RuleSet) -> bool:

@@ -84,6 +84,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "mask_argument": INT,
             "enable_define": STR,
             "default_since": STR,
+            "older_platform": STR,
             "library": STR,
             "note": STR,
         },
