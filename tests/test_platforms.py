@@ -115,3 +115,25 @@ def test_check_finds_typed_pointers_passed_where_nvidias_hip_takes_void_pointers
     assert all(f.fix == "reinterpret_cast<void**>(&d)" and "NVIDIA" in f.message for f in found)
     fixed = port_source(result.output, rules, Options(platform=platform))
     assert fixed.output == result.output and not [f for f in fixed.findings if f.code == "HP441"]
+
+
+VOTES = b"""__global__ void k(int *o, int p) {
+  o[0] = __ballot_sync(0xffffffff, p) + __any_sync(0xffffffff, p) + __all_sync(0xffffffff, p);
+  o[1] = __activemask() + __shfl_down_sync(0xffffffff, p, 1);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "platform, version, reported",
+    [("both", (5, 2, 0), True), ("nvidia", (6, 1, 0), True), ("amd", (5, 2, 0), False), ("both", (6, 2, 0), False)],
+)
+def test_maskless_votes_for_old_hip_build_on_amd_only(rules, platform, version, reported):
+    """HIP's NVIDIA headers map the maskless shuffles to the sync forms but leave __ballot/__any/__all
+    to CUDA's legacy votes, which ptxas rejects for sm_70+: HP441 (rules/warp.toml older_platform)."""
+    ported = port_source(VOTES, rules, Options(platform=platform, hip_version=version))
+    found = [f for f in ported.findings if f.code == "HP441"]
+    votes = ["__activemask", "__all_sync", "__any_sync", "__ballot_sync"]  # not __shfl_down_sync
+    assert sorted(f.name for f in found) == (votes if reported else [])
+    assert all("AMD only" in f.message and "HIP 6.2" in f.message and "--platform amd" in f.message for f in found)
+    assert all(f.severity == "warning" for f in found)
