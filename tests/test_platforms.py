@@ -4,6 +4,7 @@ build with nvcc through HIP's NVIDIA headers (../shared/vendor/HIP-nvidia) as we
 spellings in HIP code; a second port of the output changes nothing."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,8 @@ from hipport.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 HIP_NVIDIA = ROOT / ".." / "shared" / "vendor" / "HIP-nvidia" / "include"
-BOTH = ["120-both-platforms", "121-collapsed-error-helpers-both"]
+HIP_AMD = ROOT / ".." / "shared" / "vendor" / "HIP-amd" / "include"
+BOTH = ["120-both-platforms", "121-collapsed-error-helpers-both", "180-bfloat16-both-platforms"]
 
 
 @pytest.mark.parametrize("case", BOTH)
@@ -28,6 +30,18 @@ def test_expected_output_builds_with_nvcc_and_hips_nvidia_headers(case, tmp_path
         ["nvcc", "-x", "cu", "-std=c++17", "-arch=sm_90", "--cuda", "-I", str(HIP_NVIDIA), str(expected),
          "-o", str(tmp_path / "out.ii")],
         capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_bf16_expected_output_builds_with_hipcc_and_hip_6_3s_amd_headers(tmp_path):
+    """hip_bf16.h is HIP 6.0+: Debian's hipcc (HIP 5.2) builds it against the vendored 6.3 headers."""
+    if shutil.which("hipcc") is None or not HIP_AMD.is_dir():
+        pytest.skip("hipcc or the vendored HIP-amd headers are not here")
+    expected = ROOT / "fixtures" / "convert" / "180-bfloat16-both-platforms" / "expected.hip"
+    result = subprocess.run(
+        ["hipcc", "-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "-isystem", str(HIP_AMD), str(expected)],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "HIP_PLATFORM": "amd"},
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 

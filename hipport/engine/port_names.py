@@ -160,6 +160,8 @@ class NameRuleSteps(PortState):
     def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
         name = rule.cuda
         target = rule.roc if self._roc_target(site, rule) else rule.hip
+        if rule.older and rule.added and parse_version(rule.added) > self.target:
+            target = rule.older  # the spelling the target has, older HIP's (no HP201)
         if override is not None:  # an argument rewrite names the call to write, even where the table has none
             target = override
         if target is None:
@@ -270,7 +272,7 @@ class NameRuleSteps(PortState):
         use = f"; use {rule.replacement}" if rule.replacement else ""
         finding = partial(self._finding, library=rule.library)
         arrow = f"'{rule.cuda}' -> '{target}'"
-        if rule.added and parse_version(rule.added) > self.target:
+        if rule.added and not rule.older and parse_version(rule.added) > self.target:
             finding(
                 "HP201", site.start, site.end, rule.cuda, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}"
             )
@@ -319,7 +321,7 @@ class NameRuleSteps(PortState):
 
     def _rewrite(self, site: NameSite, rewrite) -> None:
         self.uses_device_code = True
-        outcome = plan_rewrite(site, rewrite, self.target, self.source)
+        outcome = plan_rewrite(site, rewrite, self.target, self.source, self.options.platform)
         self.edits.extend(outcome.edits)
         for finding in outcome.findings:
             self._finding(*finding, library=rewrite.library)
@@ -330,7 +332,6 @@ class NameRuleSteps(PortState):
             self.result.converted_names[site.name] += 1
         if not outcome.kept:
             self.rewritten_calls[site.start] = outcome.dropped_argument
-            self._older_platform(site, rewrite, outcome)
         if outcome.dropped_argument is not None:
             assert site.arguments is not None  # an argument is dropped only from a call
             self.dropped.append(site.arguments[outcome.dropped_argument])
@@ -353,25 +354,6 @@ class NameRuleSteps(PortState):
             self.mask_warnings[site.start] = ("HP213", start, end, site.name, message)
 
 
-    def _older_platform(self, site: NameSite, rewrite, outcome) -> None:
-        """HP441 where the older form a call became (HP211) is declared by one platform's HIP only."""
-        platform = rewrite.older_platform
-        if platform is None or platform == self.options.platform or not any(f[0] == "HP211" for f in outcome.findings):
-            return
-        other = "NVIDIA" if platform == "amd" else "AMD"
-        self._finding(
-            "HP441",
-            site.start,
-            site.end,
-            site.name,
-            f"'{site.name}' becomes '{rewrite.older}' for HIP {format_version(self.target)}, which builds on "
-            f"{_PLATFORM_NAMES.get(platform, platform)} only: on {other} it is CUDA's legacy vote, which ptxas "
-            f"rejects for sm_70 and newer. Target HIP {_short(rewrite.since)} or newer (--hip-version), where "
-            f"'{rewrite.hip}' exists on both platforms, or port with --platform {platform}.",
-            library=rewrite.library,
-        )
-
-
 def calls_roc_library(parsed: ParsedFile, rules: RuleSet) -> bool:
     """A name the file uses has a ROC library spelling of its own (cublasCreate: rocblas_create_handle)."""
     names = rules.names
@@ -392,7 +374,7 @@ def _has_version_finding(rule: NameRule, target) -> bool:
     """Whether _version_findings has anything to say about rule at target."""
     return (
         bool(rule.experimental)
-        or bool(rule.added and parse_version(rule.added) > target)
+        or bool(rule.added and not rule.older and parse_version(rule.added) > target)
         or bool(rule.removed and parse_version(rule.removed) <= target)
         or bool(rule.deprecated and parse_version(rule.deprecated) <= target)
     )

@@ -34,6 +34,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "library": STR,
             "note": STR,
             "replacement": STR,
+            "older": STR,
             **VERSION_FIELDS,
         },
     ),
