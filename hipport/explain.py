@@ -201,6 +201,8 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
     ref_with_target: Counter[str] = Counter()
     ref_mapped_ok: Counter[str] = Counter()
     ref_unsupported_ok: Counter[str] = Counter()
+    ref_beyond: Counter[str] = Counter()  # rows without a target that a hand-written rule maps (bf16.toml)
+    generated = _generated_rule_files()
     for row in reference_rows or []:
         library = row["library"]
         ref_total[library] += 1
@@ -213,6 +215,8 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
             ref_mapped_ok[library] += 1
         elif not target and not named.supported:
             ref_unsupported_ok[library] += 1
+        elif not target and named.origin.builtin and named.origin.path not in generated:
+            ref_beyond[library] += 1
     table = []
     for library in sorted(set(total) | set(ref_total)):
         row = {
@@ -222,7 +226,7 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
             "unsupported": total[library] - mapped[library],
         }
         if reference_rows is not None:
-            known = ref_mapped_ok[library] + ref_unsupported_ok[library]
+            known = ref_mapped_ok[library] + ref_unsupported_ok[library] + ref_beyond[library]
             row["reference_rows"] = ref_total[library]
             # rows naming a HIP (for cuDNN: MIOpen) target, and how many of them a rule maps;
             # the other rows, and how many of them a rule knows as unsupported
@@ -230,6 +234,7 @@ def stats(rules: RuleSet, reference_rows: list[dict] | None = None) -> list[dict
             row["reference_mapped"] = ref_mapped_ok[library]
             row["reference_without_target"] = ref_total[library] - ref_with_target[library]
             row["reference_unsupported"] = ref_unsupported_ok[library]
+            row["reference_mapped_beyond"] = ref_beyond[library]  # HIP has it though the reference has none
             row["coverage"] = round(100.0 * known / ref_total[library], 2) if ref_total[library] else None
         table.append(row)
     return table
@@ -265,3 +270,10 @@ def list_names(
             }
         )
     return rows
+
+
+def _generated_rule_files() -> frozenset[str]:
+    """The names of rules/generated's files (the reference's own rules), as a built-in Origin gives them."""
+    from hipport.ruleset.loader import builtin_rules_dir
+
+    return frozenset(path.name for path in (builtin_rules_dir() / "generated").glob("*.toml"))

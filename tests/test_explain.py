@@ -51,7 +51,8 @@ def test_rules_stats_covers_every_reference_row():
     assert all(row["coverage"] == 100.0 for row in table)
     for row in table:  # every row with a HIP name is mapped, every other row is known as unsupported
         assert row["reference_mapped"] == row["reference_with_target"] > 0, row
-        assert row["reference_unsupported"] == row["reference_without_target"], row
+        # a hand-written rule may map what the reference has no target for (rules/bf16.toml)
+        assert row["reference_unsupported"] + row["reference_mapped_beyond"] == row["reference_without_target"], row
     assert sum(row["reference_rows"] for row in table) == 8932
     cudnn = next(row for row in table if row["library"] == "CUDNN")
     assert (cudnn["reference_with_target"], cudnn["reference_without_target"]) == (555, 607)  # MIOpen column

@@ -4,6 +4,7 @@ build with nvcc through HIP's NVIDIA headers (../shared/vendor/HIP-nvidia) as we
 spellings in HIP code; a second port of the output changes nothing."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,8 @@ from hipport.options import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 HIP_NVIDIA = ROOT / ".." / "shared" / "vendor" / "HIP-nvidia" / "include"
-BOTH = ["120-both-platforms", "121-collapsed-error-helpers-both"]
+HIP_AMD = ROOT / ".." / "shared" / "vendor" / "HIP-amd" / "include"
+BOTH = ["120-both-platforms", "121-collapsed-error-helpers-both", "180-bfloat16-both-platforms"]
 
 
 @pytest.mark.parametrize("case", BOTH)
@@ -28,6 +30,18 @@ def test_expected_output_builds_with_nvcc_and_hips_nvidia_headers(case, tmp_path
         ["nvcc", "-x", "cu", "-std=c++17", "-arch=sm_90", "--cuda", "-I", str(HIP_NVIDIA), str(expected),
          "-o", str(tmp_path / "out.ii")],
         capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_bf16_expected_output_builds_with_hipcc_and_hip_6_3s_amd_headers(tmp_path):
+    """hip_bf16.h is HIP 6.0+: Debian's hipcc (HIP 5.2) builds it against the vendored 6.3 headers."""
+    if shutil.which("hipcc") is None or not HIP_AMD.is_dir():
+        pytest.skip("hipcc or the vendored HIP-amd headers are not here")
+    expected = ROOT / "fixtures" / "convert" / "180-bfloat16-both-platforms" / "expected.hip"
+    result = subprocess.run(
+        ["hipcc", "-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "-isystem", str(HIP_AMD), str(expected)],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "HIP_PLATFORM": "amd"},
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
@@ -115,3 +129,25 @@ def test_check_finds_typed_pointers_passed_where_nvidias_hip_takes_void_pointers
     assert all(f.fix == "reinterpret_cast<void**>(&d)" and "NVIDIA" in f.message for f in found)
     fixed = port_source(result.output, rules, Options(platform=platform))
     assert fixed.output == result.output and not [f for f in fixed.findings if f.code == "HP441"]
+
+
+VOTES = b"""__global__ void k(int *o, int p) {
+  o[0] = __ballot_sync(0xffffffff, p) + __any_sync(0xffffffff, p) + __all_sync(0xffffffff, p);
+  o[1] = __activemask() + __shfl_down_sync(0xffffffff, p, 1);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "platform, version, reported",
+    [("both", (5, 2, 0), True), ("nvidia", (6, 1, 0), True), ("amd", (5, 2, 0), False), ("both", (6, 2, 0), False)],
+)
+def test_maskless_votes_for_old_hip_build_on_amd_only(rules, platform, version, reported):
+    """HIP's NVIDIA headers map the maskless shuffles to the sync forms but leave __ballot/__any/__all
+    to CUDA's legacy votes, which ptxas rejects for sm_70+: HP441 (rules/warp.toml older_platform)."""
+    ported = port_source(VOTES, rules, Options(platform=platform, hip_version=version))
+    found = [f for f in ported.findings if f.code == "HP441"]
+    votes = ["__activemask", "__all_sync", "__any_sync", "__ballot_sync"]  # not __shfl_down_sync
+    assert sorted(f.name for f in found) == (votes if reported else [])
+    assert all("AMD only" in f.message and "HIP 6.2" in f.message and "--platform amd" in f.message for f in found)
+    assert all(f.severity == "warning" for f in found)

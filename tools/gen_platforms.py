@@ -61,6 +61,8 @@ def hip_targets() -> set[str]:
     for rule in rules.names.values():
         if rule.library in LIBRARIES and rule.hip and rule.hip != rule.cuda:
             names.add(rule.hip)
+        if rule.library in LIBRARIES and rule.older:  # what older targets get (rules/bf16.toml: hip_bfloat16)
+            names.add(rule.older)
     # names a hand-written HIP platform lint already reports (rules/platforms.toml: hipArray, with its fix)
     covered = {n for lint in rules.structural_lints if lint.platform and lint.match == "name" for n in lint.names}
     return {

@@ -160,6 +160,8 @@ class NameRuleSteps(PortState):
     def _apply_name_rule(self, site: NameSite, rule: NameRule, override: str | None = None) -> None:
         name = rule.cuda
         target = rule.roc if self._roc_target(site, rule) else rule.hip
+        if rule.older and rule.added and parse_version(rule.added) > self.target:
+            target = rule.older  # the spelling the target has, older HIP's (no HP201)
         if override is not None:  # an argument rewrite names the call to write, even where the table has none
             target = override
         if target is None:
@@ -270,7 +272,7 @@ class NameRuleSteps(PortState):
         use = f"; use {rule.replacement}" if rule.replacement else ""
         finding = partial(self._finding, library=rule.library)
         arrow = f"'{rule.cuda}' -> '{target}'"
-        if rule.added and parse_version(rule.added) > self.target:
+        if rule.added and not rule.older and parse_version(rule.added) > self.target:
             finding(
                 "HP201", site.start, site.end, rule.cuda, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}"
             )
@@ -319,7 +321,7 @@ class NameRuleSteps(PortState):
 
     def _rewrite(self, site: NameSite, rewrite) -> None:
         self.uses_device_code = True
-        outcome = plan_rewrite(site, rewrite, self.target, self.source)
+        outcome = plan_rewrite(site, rewrite, self.target, self.source, self.options.platform)
         self.edits.extend(outcome.edits)
         for finding in outcome.findings:
             self._finding(*finding, library=rewrite.library)
@@ -372,7 +374,7 @@ def _has_version_finding(rule: NameRule, target) -> bool:
     """Whether _version_findings has anything to say about rule at target."""
     return (
         bool(rule.experimental)
-        or bool(rule.added and parse_version(rule.added) > target)
+        or bool(rule.added and not rule.older and parse_version(rule.added) > target)
         or bool(rule.removed and parse_version(rule.removed) <= target)
         or bool(rule.deprecated and parse_version(rule.deprecated) <= target)
     )

@@ -4,7 +4,9 @@ HIP 6.2 added CUDA's masked warp intrinsics behind HIP_ENABLE_WARP_SYNC_BUILTINS
 (on by default from HIP 7.0, which also added __syncwarp and __reduce_*_sync);
 older HIP has only the maskless forms. For an older target the call becomes the
 older form its rule describes, without the mask; for a newer one it stays, and
-HIP's 64-bit mask and the enabling macro become findings.
+HIP's 64-bit mask and the enabling macro become findings. An older form only one
+platform's HIP declares (`older_platform`: the maskless votes, AMD's) is also HP441
+when the port must build for the other.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ class RewriteOutcome:
     mask_warning: tuple[int, int, str] | None = None  # argument span and message, if HIP may reject the mask
 
 
-def plan_rewrite(site: NameSite, rule: RewriteRule, target: Version, source: bytes) -> RewriteOutcome:
+def plan_rewrite(
+    site: NameSite, rule: RewriteRule, target: Version, source: bytes, platform: str = "both"
+) -> RewriteOutcome:
     words = {
         "cuda": rule.cuda,
         "hip": rule.hip,
@@ -114,7 +118,21 @@ def plan_rewrite(site: NameSite, rule: RewriteRule, target: Version, source: byt
         if paren is not None:
             out.edits.append(Edit(paren + 1, paren + 1, rule.older_arguments.encode("ascii")))
     out.findings.append(("HP211", site.start, site.end, rule.cuda, rule.message.format(**words)))
+    if rule.older_platform is not None and rule.older_platform != platform:
+        out.findings.append(("HP441", site.start, site.end, rule.cuda, _one_platform(rule, words)))
     return out
+
+
+def _one_platform(rule: RewriteRule, words: dict[str, str]) -> str:
+    """HP441: the older form is declared by one platform's HIP only (older_platform), and the port
+    must build for the other as well (--platform both, the default, or the other one)."""
+    owner, other = ("AMD", "NVIDIA") if rule.older_platform == "amd" else ("NVIDIA", "AMD")
+    return (
+        f"'{rule.cuda}' becomes '{rule.older}' for HIP {words['target']}, which builds on {owner} only: on "
+        f"{other} it is CUDA's legacy vote, which ptxas rejects for sm_70 and newer. Target HIP {words['since']} "
+        f"or newer (--hip-version), where '{rule.hip}' exists on both platforms, or port with "
+        f"--platform {rule.older_platform}."
+    )
 
 
 def mask_width(text: str, source: bytes, depth: int = 0) -> int | None:

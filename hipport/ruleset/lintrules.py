@@ -112,6 +112,7 @@ class RewriteRule:
     mask_argument: int | None = None  # the argument HIP wants as a 64-bit integer
     enable_define: str | None = None  # macro needed before default_since to see the HIP name
     default_since: str | None = None
+    older_platform: str | None = None  # the one HIP platform whose headers declare `older` ("amd"), if only one
     library: str = "Device_API"
 
 
@@ -310,6 +311,7 @@ def make_rewrite(entry: dict, origin: object) -> RewriteRule:
         "mask_argument",
         "enable_define",
         "default_since",
+        "older_platform",
         "library",
     )
     return RewriteRule(

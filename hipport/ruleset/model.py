@@ -50,6 +50,9 @@ class NameRule:
     # "host": the roc spelling is used only in host code of a file that calls a ROC library
     # (value types such as __half, which kernels keep for their arithmetic).
     roc_in: str | None = None
+    # What targets before `added` get instead of `hip` (__nv_bfloat16: hip_bfloat16 before HIP 6.0
+    # gave __hip_bfloat16); None: `hip` with an HP201 there.
+    older: str | None = None
 
     @property
     def supported(self) -> bool:

@@ -267,7 +267,7 @@ def _validate_entry(kind: str, index: int, entry: object, where: _Locator, path:
         field_and_problem = (validate_lint if kind == "lint" else validate_rewrite)(entry)
         if field_and_problem is not None:
             raise RuleFileError(path, where.field_line(kind, index, field_and_problem[0]), field_and_problem[1])
-    if kind == "header":
+    if kind in ("header", "rename"):
         if "older" in entry and "added" not in entry:
             raise RuleFileError(
                 path, where.field_line(kind, index, "older"), "'older' needs 'added', the first HIP with the 'hip' path"

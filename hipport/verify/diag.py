@@ -10,7 +10,9 @@ nvcc prints its front end's errors as `file(line): error: message` (no column; n
 quotes: `identifier "hipFoo" is undefined`), followed by the source line, a caret and, in a
 template, `detected during instantiation of ... at line N of file`; its preprocessor is gcc's,
 whose missing header is `file:line:col: fatal error: x.h: No such file or directory`, after
-gcc's own `In file included from file:line,` chain.
+gcc's own `In file included from file:line,` chain. ptxas, the assembler nvcc runs on the PTX it
+generated, prints `ptxas /tmp/x.ptx, line 209; error   : message`: an error with no location in
+the sources at all (verify/join.py says which findings explain such an error).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ _NVCC_DIAGNOSTIC = re.compile(
     r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<level>catastrophic error|error|warning(?: #\d+-D)?|remark): "
     r"(?P<message>.*)$"
 )
+# ptxas, the assembler nvcc runs on the PTX it generated: no source location, only the PTX's line.
+_PTXAS = re.compile(r"^ptxas (?P<file>\S+?),? line (?P<line>\d+); (?P<level>error|fatal)\s*: (?P<message>.*)$")
 _INSTANTIATED_AT = re.compile(r"\bat line (?P<line>\d+) of (?P<file>.+?)\s*$")
 _DOUBLE_QUOTED = re.compile(r'"([^"]+)"')
 _INCLUDED_FROM = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+)[:,]?$")
@@ -88,6 +92,10 @@ def first_error(output: str) -> FirstError | None:
             continue
         m = _DIAGNOSTIC.match(line)
         if m is None:
+            ptxas = _PTXAS.match(line)
+            if ptxas is not None:  # located in a temporary .ptx file alone: no location of the sources
+                where = (ptxas.group("file"), int(ptxas.group("line")), 0, ptxas.group("message").strip(), line)
+                return FirstError(*where, locations=())
             nvcc = _NVCC_DIAGNOSTIC.match(line)
             if nvcc is not None and nvcc.group("level") in ("error", "catastrophic error"):
                 return _nvcc_error(nvcc, lines[i + 1 :], tuple(chain))

@@ -47,6 +47,7 @@ class LibraryTable:
     exact: dict[str, str]
     prefixes: tuple[tuple[str, str], ...]
     semantic_codes: frozenset[str]
+    platform_codes: frozenset[str] = frozenset()  # findings that bind a unit to one HIP platform
 
     def library_of(self, header: str) -> str | None:
         header = header.lstrip("./")
@@ -74,7 +75,12 @@ def library_table(rules, data: Path | None = None) -> LibraryTable:
                 prefixes.append((header, library["name"]))
             else:
                 exact.setdefault(header, library["name"])
-    return LibraryTable(exact, tuple(prefixes), frozenset(table.get("semantic_codes", [])))
+    return LibraryTable(
+        exact,
+        tuple(prefixes),
+        frozenset(table.get("semantic_codes", [])),
+        frozenset(table.get("platform_codes", [])),
+    )
 
 
 @dataclass
@@ -223,7 +229,9 @@ class Joiner:
     def _explaining(self, error: FirstError, scope: list[tuple[str, dict]]) -> tuple[str, dict] | None:
         """The finding that best explains error: one at a line of the error's block (the error,
         its include chain, its macro notes), else one naming what the error names, else one
-        naming the missing header. Errors before warnings at each step."""
+        naming the missing header, else, for an error with no location in the tree's sources (ptxas
+        on the PTX nvcc generated), one whose code binds the unit to one HIP platform (platform_codes
+        of rules/verify/libraries.toml: HP441). Errors before warnings at each step."""
         at_lines: set[tuple[str, int]] = set()
         for location in error.locations:
             rel = self.rel(location.file)
@@ -237,6 +245,7 @@ class Joiner:
             lambda rel, f: (rel, f.get("line")) in at_lines,
             lambda rel, f: bool(names & _finding_names(f)),
             lambda rel, f: header is not None and (f.get("name") == header or f"'{header}'" in f.get("message", "")),
+            lambda rel, f: not at_lines and f.get("code") in self.libraries.platform_codes,
         )
         for explains in steps:
             for rel, finding in ranked:
