@@ -34,7 +34,7 @@ HIP_VERSION = "6.3"
 # Lines that differ from run to run by nature: timings, throughputs, clocks.
 TIMING_LINES = (
     r"(?i)(\btime\b|elapsed|msec|\bms\b|\bsec(onds)?\b|\bus\b|gflop|gb/s|mb/s|bandwidth|throughput|"
-    r"performance|per second|/s\b|clock rate|\bfps\b)"
+    r"performance|per second|/s\b|clock rate|\bfps\b|flops)"
 )
 
 
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=_shared("corpora/cuda-samples"))
     parser.add_argument("--hip-nvidia", type=Path, default=_shared("vendor/HIP-nvidia"))
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 4)
-    parser.add_argument("--timeout", type=float, default=30, help="seconds each program may run (both sides)")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds each program may run (both sides)")
     args = parser.parse_args(argv)
     work = args.work.resolve()
     if args.step == "port":

@@ -39,6 +39,25 @@ def test_what_the_references_own_two_runs_disagree_on_is_not_compared():
     assert varies is not None and "nondeterministic" in varies
 
 
+def test_what_the_ports_own_two_runs_disagree_on_is_not_compared_either():
+    # the original printed the same bandwidth twice by chance; the port's two runs show it varies
+    original = "copy 3973.30 GB/s, sum 42"
+    port, port_again = "copy 3980.57 GB/s, sum 42", "copy 3968.11 GB/s, sum 42"
+    assert difference(port, original, reference_again=original) is not None
+    assert difference(port, original, reference_again=original, actual_again=port_again) is None
+    # a result that the port computes wrongly every time is still a difference
+    assert difference("copy 1 GB/s, sum 41", original, reference_again=original,
+                      actual_again="copy 2 GB/s, sum 41") == "token 5: '41' where the reference has '42'"
+
+
+def test_the_same_lines_in_another_order_are_told_apart_from_other_output():
+    from hipport.run.compare import same_lines_reordered
+
+    assert same_lines_reordered("[1] v=10\n[0] v=10\n", "[0] v=10\n[1] v=10\n")
+    assert not same_lines_reordered("[1] v=10\n[0] v=11\n", "[0] v=10\n[1] v=10\n")
+    assert not same_lines_reordered("[0] v=10\n", "[0] v=10\n")  # not reordered: identical
+
+
 def test_bridge_rewrites_launches_and_dynamic_shared_arrays(rules):
     source = (b"#include <hip/hip_runtime.h>\n"
               b"__global__ void k(float* o) {\n"

@@ -101,7 +101,7 @@ from hipport.cli.common import _fail, _load_rules
     metavar="SRC",
     help="With --run --platform nvidia: also build the CUDA original of each program from SRC (the tree "
     "the port came from) with plain nvcc, run both, compare exit status and output: AGREE or DIFFER. "
-    "The original runs twice; what its own runs disagree on (timings) is not compared.",
+    "Each side runs twice; what a program's own runs disagree on (timings) is not compared.",
 )
 @click.option(
     "--ignore-lines",

@@ -51,21 +51,25 @@ def difference(
     abs_tol: float = 1e-8,
     ignore: str | None = None,
     reference_again: str | None = None,
+    actual_again: str | None = None,
 ) -> str | None:
     """None when the outputs agree; otherwise where they first differ, in one line. Lines that
     the regular expression ignore finds (timings, say) are left out on all sides.
 
-    reference_again is a second run of the reference: a token where the reference's two runs
-    disagree is nondeterministic by nature (a timing, an address, a race in the reference
-    itself) and is not held against actual."""
+    reference_again and actual_again are second runs of the same programs: a token that a
+    program prints differently from one run to the next is nondeterministic by nature (a
+    timing, a bandwidth, an address, a race in the program itself) and is not compared."""
     mine, theirs = _tokens(_kept(actual, ignore)), _tokens(_kept(reference, ignore))
     unstable: set[int] = set()
     reference_varies = False
-    if reference_again is not None:
-        again = _tokens(_kept(reference_again, ignore))
-        reference_varies = len(again) != len(theirs)
-        if not reference_varies:
-            unstable = {i for i, (a, b) in enumerate(zip(theirs, again)) if not _same(a, b, rel_tol, abs_tol)}
+    for first, again_text in ((theirs, reference_again), (mine, actual_again)):
+        if again_text is None:
+            continue
+        again = _tokens(_kept(again_text, ignore))
+        if len(again) != len(first):
+            reference_varies = reference_varies or first is theirs
+            continue
+        unstable |= {i for i, (a, b) in enumerate(zip(first, again)) if a != b}
     varies = " (the reference's own two runs differ in length too: nondeterministic output)" if reference_varies else ""
     for index, (a, b) in enumerate(zip(mine, theirs)):
         if index in unstable or _same(a, b, rel_tol, abs_tol):
@@ -74,6 +78,13 @@ def difference(
     if len(mine) != len(theirs):
         return f"{len(mine)} tokens where the reference has {len(theirs)}{varies}"
     return None
+
+
+def same_lines_reordered(actual: str, reference: str, ignore: str | None = None) -> bool:
+    """The same lines, each as often, in another order: what GPU threads print (device printf)
+    comes out in an order CUDA leaves unspecified."""
+    mine, theirs = _kept(actual, ignore).splitlines(), _kept(reference, ignore).splitlines()
+    return mine != theirs and sorted(mine) == sorted(theirs)
 
 
 def _kept(text: str, ignore: str | None) -> str:

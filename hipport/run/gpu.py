@@ -27,7 +27,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.run.compare import TAIL_LINES, compare_with_reference, decoded, difference, output_tail
+from hipport.run.compare import (
+    TAIL_LINES,
+    compare_with_reference,
+    decoded,
+    difference,
+    output_tail,
+    same_lines_reordered,
+)
 from hipport.run.programs import Program, find_programs
 from hipport.run.settings import RunSettings, relocate
 from hipport.toolchain import Command
@@ -50,7 +57,7 @@ class Side:
     timed_out: bool = False
     run_seconds: float = 0.0
     output: str = ""
-    output_again: str | None = None  # the original's second run: what varies between runs is not compared
+    output_again: str | None = None  # a second run: what varies between runs is not compared
 
     def as_json(self) -> dict:
         data = {k: v for k, v in self.__dict__.items() if k not in ("output", "output_again")}
@@ -156,11 +163,11 @@ def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) ->
             for name, side, tree in sides:
                 if side.built:
                     _execute(side, folder / name / binary_name, tree / program.directory, run.timeout)
-            first = result.original
-            if first is not None and first.built and not first.timed_out:
-                again = Side(built=True)
-                _execute(again, folder / "original" / binary_name, source / program.directory, run.timeout)
-                first.output_again = again.output if again.exit_status == first.exit_status else None
+            for name, side, tree in sides:  # each again: what varies between its runs is not compared
+                if side.built and not side.timed_out:
+                    again = Side(built=True)
+                    _execute(again, folder / name / binary_name, tree / program.directory, run.timeout)
+                    side.output_again = again.output if again.exit_status == side.exit_status else None
     if unbuilt:
         result.detail = "; ".join(unbuilt)
         library = _missing_library(result.port)
@@ -229,12 +236,16 @@ def _judge(result: GpuResult, program: Program, base: Path, run) -> None:
         result.status, result.detail = "TIMEOUT", f"{' and '.join(late)}: still running after {run.timeout:g} s"
         return
     output = _as_if_built_from(port.output, base, run.compare_original)
-    found = difference(output, original.output, run.rel_tol, run.abs_tol, run.ignore, original.output_again)
+    again = _as_if_built_from(port.output_again, base, run.compare_original) if port.output_again is not None else None
+    found = difference(output, original.output, run.rel_tol, run.abs_tol, run.ignore, original.output_again, again)
+    reordered = found is not None and same_lines_reordered(output, original.output, run.ignore)
     if port.exit_status != original.exit_status:
-        found = f"port {_exit(port.exit_status)}, original {_exit(original.exit_status)}"
-    if found is None:
+        found, reordered = f"port {_exit(port.exit_status)}, original {_exit(original.exit_status)}", False
+    if found is None or reordered:
         result.status = "AGREE"
         result.detail = "" if original.exit_status == 0 else f"both {_exit(original.exit_status)}"
+        if reordered:
+            result.detail = "the same lines in another order (GPU threads' output order is unspecified)"
         return
     result.status, result.detail = "DIFFER", found
     tail = -4 * TAIL_LINES
