@@ -24,6 +24,7 @@ import realcode  # noqa: E402  (bench/ is scripts, not a package)
 SUBSET = BENCH / "corpus-subset.txt"
 BASELINE = BENCH / "corpus-subset-baseline.json"
 CORPUS = realcode.default_corpus()
+NVIDIA = shutil.which("nvcc") is not None and realcode.hip_nvidia() is not None
 
 pytestmark = [
     pytest.mark.skipif(CORPUS is None, reason="no ../shared/corpora/cuda-samples beside the clone"),
@@ -40,7 +41,8 @@ def _samples() -> list[str]:
 def results(tmp_path_factory):
     work = tmp_path_factory.mktemp("realcode")
     tree = realcode.stage(CORPUS, _samples(), ["Common"], work / "staged" / CORPUS.name)
-    return realcode.run(tree, ["Common"], work, jobs=2, nvidia_column=False)  # NVIDIA: make corpus
+    # the NVIDIA column where nvcc and HIP's NVIDIA headers are here (they are on CI's machine)
+    return realcode.run(tree, ["Common"], work, jobs=2, nvidia_column=NVIDIA)
 
 
 def test_no_unit_that_compiled_in_the_baseline_fails(results):
@@ -66,3 +68,14 @@ def test_the_subset_still_covers_the_failure_classes():
     baseline = json.loads(BASELINE.read_text())
     assert set(_samples()) and {u["verdict"] for u in baseline["units"].values()} >= {"ok", "no-lib", "expected",
                                                                                        "port-fault"}
+
+
+@pytest.mark.skipif(not NVIDIA, reason="nvcc or HIP's NVIDIA headers (../shared/vendor/HIP-nvidia) absent")
+def test_the_nvidia_column_compiles_the_runtime_only_units_and_classes_each_failure(results):
+    nvidia = results["nvidia"]
+    assert nvidia is not None and set(nvidia["units"]) == set(results["units"])
+    classes = {u["verdict"] for u in nvidia["units"].values()}
+    assert "ok" in classes and classes <= {"ok", "no-lib", "no-include", "expected", "semantic", "port-fault"}
+    # vectorAdd needs only the runtime: its port builds with nvcc through HIP's NVIDIA headers
+    vector_add = next(u for name, u in nvidia["units"].items() if name.endswith("vectorAdd/vectorAdd.cu"))
+    assert vector_add["verdict"] == "ok"
