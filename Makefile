@@ -80,8 +80,9 @@ demo: $(STAMP) bytecode hipcc hipcpu
 	$(BIN)/hipport report --from demo-out.json --format html -o demo-report.html
 	$(BIN)/hipport verify demo-out
 	@if command -v nvcc >/dev/null 2>&1 && [ -d "$(HIP_NVIDIA)/include/hip" ]; then \
-	  echo "$(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA)"; \
-	  $(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA); \
+	  echo "$(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA) --report demo-out.json"; \
+	  $(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA) --report demo-out.json || \
+	  echo "demo: what does not build on NVIDIA is above, each with the finding that says why (the demo targets HIP $(DEMO_HIP))"; \
 	else echo "demo: no nvcc or HIP's NVIDIA headers ($(HIP_NVIDIA)): the NVIDIA compile is skipped"; fi
 	@if test -f $(HIP_CPU)/include/hip/hip_runtime.h; then \
 	  echo "$(BIN)/hipport verify demo-out --run --hip-cpu $(HIP_CPU) -j 2"; \
