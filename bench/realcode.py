@@ -99,14 +99,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_col
     if converted.returncode != 0:  # some files could not be ported: the rest is still worth measuring
         print(f"realcode: hipport convert exited {converted.returncode}:\n{converted.stderr.strip()[-2000:]}",
               file=sys.stderr)
-    verify_args = ["verify", str(out), "--report", str(report), "--json", str(verdicts_json), "-j", str(jobs)]
-    for rel in includes:
-        verify_args += ["-I", str(out / rel)]
-    verified = hipport(*verify_args)
-    log.write_text(verified.stdout + verified.stderr, encoding="utf-8")
-    if verified.returncode not in (0, 1) or not verdicts_json.is_file():
-        raise HarnessError(f"hipport verify failed ({verified.returncode}): {verified.stderr.strip()[-2000:]}")
-    joined = json.loads(verdicts_json.read_text(encoding="utf-8"))
+    joined = verify_joined(out, report, includes, jobs, verdicts_json, log)
     nvidia = verify_nvidia(out, report, includes, work, jobs) if nvidia_column else None
     converted_report = json.loads(report.read_text(encoding="utf-8"))
     summary = converted_report["summary"]
@@ -122,8 +115,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_col
         "convert_seconds_in_report": summary.get("seconds"),
         "summary": joined["summary"],
         "edited_units": {"units": len(edited_units), "compiled": sum(u["verdict"] == "ok" for u in edited_units)},
-        "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
-                  for u in joined["units"]},
+        "units": _verdicts(joined),
         "verify_log": log.relative_to(REPO).as_posix() if log.is_relative_to(REPO) else str(log),
         "nvidia": nvidia,
         "no_helper": no_helper_subset(out, joined["units"], nvidia),
@@ -146,19 +138,28 @@ def verify_nvidia(out: Path, report: Path, includes: list[str], work: Path, jobs
     if shutil.which("nvcc") is None or headers is None:
         print("realcode: no nvcc or HIP's NVIDIA headers: the NVIDIA column is skipped", file=sys.stderr)
         return None
-    verdicts, log = work / "verify-nvidia.json", work / "verify-nvidia.log"
-    args = ["verify", str(out), "--platform", "nvidia", "--hip-path", str(headers), "--report", str(report),
-            "--json", str(verdicts), "-j", str(jobs)]
+    platform = ("--platform", "nvidia", "--hip-path", str(headers))
+    joined = verify_joined(out, report, includes, jobs, work / "verify-nvidia.json", work / "verify-nvidia.log", platform)
+    return {"summary": joined["summary"], "units": _verdicts(joined)}
+
+
+def verify_joined(out: Path, report: Path, includes: list[str], jobs: int, verdicts: Path, log: Path,
+                  platform: tuple[str, ...] = ()) -> dict:
+    """`hipport verify OUT --report` on one platform (AMD unless platform says otherwise): its JSON."""
+    args = ["verify", str(out), *platform, "--report", str(report), "--json", str(verdicts), "-j", str(jobs)]
     for rel in includes:
         args += ["-I", str(out / rel)]
     verified = hipport(*args)
     log.write_text(verified.stdout + verified.stderr, encoding="utf-8")
     if verified.returncode not in (0, 1) or not verdicts.is_file():
-        raise HarnessError(f"hipport verify --platform nvidia failed ({verified.returncode}): {verified.stderr[-2000:]}")
-    joined = json.loads(verdicts.read_text(encoding="utf-8"))
-    return {"summary": joined["summary"],
-            "units": {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
-                      for u in joined["units"]}}
+        raise HarnessError(f"hipport verify {' '.join(platform[:2])} failed ({verified.returncode}): "
+                           f"{verified.stderr.strip()[-2000:]}")
+    return json.loads(verdicts.read_text(encoding="utf-8"))
+
+
+def _verdicts(joined: dict) -> dict:
+    return {u["unit"]: {k: u[k] for k in ("verdict", "clean", "error_kind", "detail") if k in u}
+            for u in joined["units"]}
 
 
 _HELPER = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:helper_|Common/|\.\./)', re.M)

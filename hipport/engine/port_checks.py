@@ -75,30 +75,19 @@ class LintAndSemanticSteps(PortState):
             )
         for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
             self._finding("HP436", start, end, path, message, library=library)
-        for v in vector_operator_findings(self.source, self.rules):
-            self._insert_after_includes(v.edits)
+        semantic = vector_operator_findings(self.source, self.rules) + own_overload_findings(self.source, self.rules)
+        for found in semantic:
+            self._insert_after_includes(found.edits)
             self._finding(
-                v.code,
-                v.start,
-                v.end,
-                v.name,
-                v.message,
-                Severity(v.severity),
-                v.library,
-                fix=v.fix,
-                applicability=v.applicability,
-            )
-        for o in own_overload_findings(self.source, self.rules):
-            self._insert_after_includes(o.edits)
-            self._finding(
-                o.code,
-                o.start,
-                o.end,
-                o.name,
-                o.message,
-                Severity(o.severity),
-                fix=o.fix,
-                applicability=o.applicability,
+                found.code,
+                found.start,
+                found.end,
+                found.name,
+                found.message,
+                Severity(found.severity),
+                found.library,
+                fix=found.fix,
+                applicability=found.applicability,
             )
 
     def _insert_after_includes(self, edits) -> None:

@@ -16,9 +16,8 @@ operation by name, serves elsewhere. A definition already inside that #if is por
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
 from hipport.diagnostics import Applicability
+from hipport.engine.semantic_vector import SemanticFinding, _guard, _text, function_declarator, scoped_items
 from hipport.ruleset.model import RuleSet
 
 _CONTAINERS = frozenset(
@@ -26,20 +25,7 @@ _CONTAINERS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class OverloadFinding:
-    code: str
-    start: int
-    end: int
-    name: str
-    message: str
-    severity: str
-    fix: str | None
-    applicability: Applicability | None
-    edits: tuple[tuple[int, int, bytes], ...] = ()
-
-
-def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding]:
+def own_overload_findings(source: bytes, rules: RuleSet) -> list[SemanticFinding]:
     lints = [lint for lint in rules.structural_lints if lint.match == "own-overload"]
     wanted = [lint for lint in lints if any(name.encode() in source for name in lint.names)]
     if not wanted:
@@ -47,12 +33,11 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
     names = "|".join(re.escape(n) for lint in wanted for n in lint.names)
     if not re.search(rf"\b(?:{names})\s*\(".encode(), source):
         return []
-    from hipport.engine.semantic_vector import _guard, _text, scoped_items
     from hipport.parse.treesitter import _parser
 
     root = _parser().parse(source).root_node
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
-    found: list[OverloadFinding] = []
+    found: list[SemanticFinding] = []
     for definition, conditions in scoped_items(root, (), source, ("function_definition",), _CONTAINERS):
         signature = _signature(definition, source)
         if signature is None:
@@ -68,7 +53,7 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
             edits = _guard(definition, source, line_starts, lint.fix) if lint.fix and lint.fix_safe else None
             if edits is not None:
                 found.append(
-                    OverloadFinding(
+                    SemanticFinding(
                         lint.code,
                         name_node.start_byte,
                         name_node.end_byte,
@@ -76,6 +61,7 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
                         f"{message} It is kept only where no HIP header defines it (#if {lint.fix}); "
                         "elsewhere HIP's serves.",
                         lint.fixed_severity or lint.severity or "warning",
+                        None,
                         lint.fix,
                         Applicability.SAFE,
                         tuple(edits),
@@ -83,13 +69,14 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
                 )
             else:
                 found.append(
-                    OverloadFinding(
+                    SemanticFinding(
                         lint.code,
                         name_node.start_byte,
                         name_node.end_byte,
                         _text(name_node, source),
                         f"{message} Remove it, rename it, or keep it for NVIDIA only.",
                         lint.severity or "error",
+                        None,
                         None,
                         None,
                     )
@@ -101,8 +88,6 @@ def own_overload_findings(source: bytes, rules: RuleSet) -> list[OverloadFinding
 def _signature(node, source: bytes):
     """(name node, name, pointee type of the first parameter) of a function definition whose first
     parameter is a pointer, else None."""
-    from hipport.engine.semantic_vector import _text, function_declarator
-
     declarator = function_declarator(node)
     if declarator is None:
         return None

@@ -38,7 +38,9 @@ _TOKEN = re.compile(rb"[A-Za-z_]\w*|\d[\w.']*|<<=|>>=|\+\+|--|[-+*/%^|&]=|\S")
 
 
 @dataclass(frozen=True)
-class VectorFinding:
+class SemanticFinding:
+    """A semantic lint's finding, with the guard or prelude edits that come with its fix."""
+
     code: str
     start: int
     end: int
@@ -51,7 +53,7 @@ class VectorFinding:
     edits: tuple[tuple[int, int, bytes], ...] = ()
 
 
-def vector_operator_findings(source: bytes, rules: RuleSet) -> list[VectorFinding]:
+def vector_operator_findings(source: bytes, rules: RuleSet) -> list[SemanticFinding]:
     lints = [lint for lint in rules.structural_lints if lint.match == "vector-operator"]
     if not lints or b"operator" not in source:
         return []
@@ -62,7 +64,7 @@ def vector_operator_findings(source: bytes, rules: RuleSet) -> list[VectorFindin
 
     root = _parser().parse(source).root_node
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
-    found: list[VectorFinding] = []
+    found: list[SemanticFinding] = []
     for definition, conditions in scoped_items(root, (), source, ("function_definition", "declaration"), _CONTAINERS):
         for lint in wanted:
             if lint.fix is not None and "".join(lint.fix.split()) in conditions:
@@ -107,7 +109,7 @@ def function_declarator(definition):
     return declarator if declarator is not None and declarator.type == "function_declarator" else None
 
 
-def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) -> VectorFinding | None:
+def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) -> SemanticFinding | None:
     declarator = function_declarator(node)
     if declarator is None:
         return None
@@ -148,7 +150,7 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
     message = lint.message.replace("{name}", vector)
     start, end = name_node.start_byte, name_node.end_byte
     if edits is not None:
-        return VectorFinding(
+        return SemanticFinding(
             lint.code,
             start,
             end,
@@ -161,7 +163,7 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
             Applicability.SAFE,
             tuple(edits),
         )
-    return VectorFinding(
+    return SemanticFinding(
         lint.code,
         start,
         end,

@@ -116,9 +116,10 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
     def _call_argument(
         self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
     ) -> LintHit | None:
-        if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
+        span = _argument_span(rule, site)
+        if span is None:
             return None
-        a, b = site.arguments[rule.argument]
+        a, b = span
         text = self.source[a:b].decode("utf-8", "replace").strip()
         value, detail, direct = int_value(text) if text[:1].isdigit() else None, "", True
         if value is None and IDENT.fullmatch(text):
@@ -172,9 +173,10 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         return None
 
     def _call_on_call(self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site) -> LintHit | None:
-        if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
+        span = _argument_span(rule, site)
+        if span is None:
             return None
-        a, b = site.arguments[rule.argument]
+        a, b = span
         text = self.source[a:b].decode("utf-8", "replace")
         if re.match(rf"[\s(]*(?:{rule.calls})\s*\(", text):
             return LintHit(rule.index, start, end, name)
@@ -188,9 +190,10 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
     def _argument_type(
         self, rule: StructuralLint, path: NodePath, depth: int, start, end, name, site
     ) -> LintHit | None:
-        if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
+        span = _argument_span(rule, site)
+        if span is None:
             return None
-        a, b = site.arguments[rule.argument]
+        a, b = span
         text = self.source[a:b].decode("utf-8", "replace").strip()
         address = re.fullmatch(r"&\s*([A-Za-z_]\w*)", text)
         # p, p + i, (p) and &p[i] name the pointer p
@@ -275,3 +278,11 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         if not self._declared_with(self._text(receiver), rule.receivers):
             return None
         return LintHit(rule.index, start, end, name)
+
+
+def _argument_span(rule: StructuralLint, site) -> tuple[int, int] | None:
+    """Where the argument the rule names is, in a call site that has it."""
+    if site is None or site.role is not Role.USE or site.arguments is None or len(site.arguments) <= rule.argument:
+        return None
+    a, b = site.arguments[rule.argument]
+    return a, b
