@@ -13,7 +13,7 @@ from pathlib import Path
 from hipport import porting
 from hipport.options import Options
 from hipport.porting import PortError, TreeRun
-from hipport.project import ProjectHeaders
+from hipport.project import ProjectHeaders, own_names, project_include_dirs
 from hipport.ruleset.model import RuleSet
 
 
@@ -24,9 +24,16 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
     output reads like a compiler's and editors can jump to it.
     """
     run = TreeRun()
-    headers = ProjectHeaders()
-    files, run.errors = source_files(paths)
-    for file in files:
+    declares = own_names(rules)
+    loose = ProjectHeaders(declares=declares)  # the files named one by one (a pre-commit hook's)
+    trees: dict[Path, ProjectHeaders] = {}
+    files, run.errors = sources_by_tree(paths)
+    for file, tree in files:
+        headers = loose
+        if tree is not None:  # a named tree's headers are found as convert finds them
+            headers = trees.get(tree) or trees.setdefault(
+                tree, ProjectHeaders(project_include_dirs(tree), declares, root=tree)
+            )
         try:
             run.results.append(porting.port_file(file, rules, options, display=file.as_posix(), headers=headers))
         except PortError as exc:
@@ -36,12 +43,18 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
 
 
 def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
-    """Files named on a command line, and the sources of the trees named there.
+    """Files named on a command line, and the sources of the trees named there."""
+    files, errors = sources_by_tree(paths)
+    return [file for file, _ in files], errors
+
+
+def sources_by_tree(paths: list[Path]) -> tuple[list[tuple[Path, Path | None]], list[str]]:
+    """source_files, each with the tree named that holds it (None for a file named itself).
 
     Trees get the same selection convert makes: .gitignore'd vendored code is
     not the user's to fix, and links are never followed.
     """
-    files: list[Path] = []
+    files: list[tuple[Path, Path | None]] = []
     errors: list[str] = []
     for given in paths:
         path = Path(given)
@@ -50,10 +63,10 @@ def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
             from hipport.tree.walk import select
 
             selection = select(path)
-            files.extend(entry.path for entry in selection.of_kind("source"))
+            files.extend((entry.path, path) for entry in selection.of_kind("source"))
             errors.extend(selection.errors)
         elif path.exists():
-            files.append(path)
+            files.append((path, None))
         else:
             errors.append(missing_path_message(path))
     return files, errors

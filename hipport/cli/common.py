@@ -21,9 +21,14 @@ def _load_rules(user_rules: tuple[str, ...]):
     try:
         return load_rules([Path(p) for p in user_rules])
     except RuleFileError as exc:
-        _fail(str(exc))
+        _fail(rule_file_message(exc))
     except FileNotFoundError as exc:
         _fail(str(exc))
+
+
+def rule_file_message(exc) -> str:
+    """file:line: message, or file: message for what is about no line (a file that cannot be read)."""
+    return f"{exc.path}:{exc.line}: {exc.message}" if exc.line else f"{exc.path}: {exc.message}"
 
 
 def _options(hip_version: str | None, launch_syntax: str, roc: bool, platform: str = "both"):

@@ -204,11 +204,10 @@ def convert(
             if build_file_kind(src.name):
                 result = port_build_path(src, rules, options, str(src), settings.offload_arch, settings.rename)
             else:
-                from hipport.project import ProjectHeaders
+                from hipport.project import ProjectHeaders, own_names
 
-                result = port_file(
-                    src, rules, options, display=str(src), headers=ProjectHeaders(include_dirs=settings.include_dirs)
-                )
+                headers = ProjectHeaders(include_dirs=settings.include_dirs, declares=own_names(rules))
+                result = port_file(src, rules, options, display=str(src), headers=headers)
             if in_place:
                 if result.changed:
                     write_atomic(src, result.output, mode_from=src)

@@ -29,7 +29,7 @@ from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_a
 from hipport.engine.edits import apply_edits, order_edits
 from hipport.emit.writer import create_atomic, remove_stale_temporaries, symlink_atomic, write_atomic
 from hipport.options import Options
-from hipport.project import ProjectHeaders, project_include_dirs
+from hipport.project import ProjectHeaders, own_names, project_include_dirs
 from hipport.engine.port import FileResult
 from hipport.ruleset.model import RuleSet
 from hipport.tree.cache import PortCache, cache_root
@@ -120,7 +120,9 @@ class TreeConversion(MirrorWriting):
         # paths are absolute: the tree index keeps those probed, for runs from another directory.
         root = Path(os.path.abspath(self.src))
         headers = ProjectHeaders(
-            include_dirs=project_include_dirs(root, self.settings.include_dirs, self.options.compile_commands)
+            include_dirs=project_include_dirs(root, self.settings.include_dirs, self.options.compile_commands),
+            declares=own_names(self.rules),
+            root=root,
         )
         self._index = self._open_index(cache, root, sources, headers)
         if self._index is not None:  # what the index has first: a few changed files need no pool of workers
