@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import sys
 
-INTERRUPTED = (
-    "hipport: interrupted; each file written is complete, and none is partly written; run the command again to finish"
-)
+INTERRUPTED = "hipport: interrupted"
+
+
+def interrupted_message(exc: BaseException) -> str:
+    """The line Ctrl-C ends a command with: what convert wrote, and how to finish (its advice)."""
+    advice = getattr(exc, "advice", None)
+    if advice is None:
+        return INTERRUPTED
+    return f"{INTERRUPTED}; each file written is complete, and none is partly written; {advice}"
 
 
 def print_names_as_bytes() -> None:
