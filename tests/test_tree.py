@@ -516,7 +516,7 @@ def test_summary_line(project, tmp_path):
     assert result.exit_code == 0
     lines = result.output.strip().splitlines()
     assert lines[-1].startswith("hipport: 8 source file(s): 7 ported, 1 unchanged, 0 from cache; "
-                                "3 build file(s), 3 migrated; 8 copied, 1 left out; ")
+                                "3 build file(s), 3 migrated; 8 copied, 1 left out (vendor/); ")
     assert " edit(s); 0 error(s), 2 warning(s), 1 info; " in lines[-1]  # the info: a library the port needs
     # findings name the file as given, so an editor can open it
     assert f"{project.as_posix()}/Makefile:4:" in result.output

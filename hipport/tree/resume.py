@@ -6,7 +6,7 @@ OUT part-written, and a rerun would be refused. So a mirror run records, before
 it writes anything, that it has begun writing OUT from SRC, and removes the
 record when it has finished: a rerun that finds the record resumes, writing
 into OUT as --force would (files already right are left alone). The record
-lives beside the tree index, never in OUT. Where it cannot be written, the
+lives beside the port cache, never in OUT. Where it cannot be written, the
 advice after an interruption says --force instead.
 """
 
@@ -22,7 +22,9 @@ SUFFIX = ".unfinished"
 
 
 def _record(cache_dir: Path | None, src: Path, out: Path) -> Path:
-    return index_file(cache_dir or cache_root(), src, out).with_suffix(SUFFIX)
+    # beside the port cache, not in it: --no-cache reads and writes no cache entry, yet resumes
+    name = index_file(Path(), src, out).with_suffix(SUFFIX).name
+    return (cache_dir or cache_root()).parent / "unfinished" / name
 
 
 def unfinished(cache_dir: Path | None, src: Path, out: Path) -> bool:

@@ -89,6 +89,7 @@ class TreeConversion(MirrorWriting):
         for entry in specials:
             self.run.notices.append(f"{entry.path}: a {special_kind(entry.path)}, not a regular file; left out")
         self.run.skipped = len(selection.skipped) + len(specials)
+        self.run.left_out = [*selection.skipped, *(entry.rel for entry in specials)]
         entries = selection.entries
         self._total = sum(1 for e in entries if e.kind != "dir")
         self.dirs, self.links = selection.of_kind("dir"), selection.of_kind("link")
