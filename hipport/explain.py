@@ -159,6 +159,7 @@ def render_explain(result: dict) -> str:
         ("section", "section"),
         ("header", "CUDA header"),
         ("hip", "HIP"),
+        ("replacement", "instead, use"),
         ("roc", "ROC"),
         ("added", "HIP added"),
         ("deprecated", "HIP deprecated"),
