@@ -42,9 +42,15 @@ def complete(report: dict, rules: RuleSet) -> dict:
     """The report with its derived summary numbers (re)computed from its files."""
     from hipport.report.metrics import measure, summary_fields
 
+    metrics = measure(report, rules)
     summary = dict(report.get("summary", {}))
-    summary.update(summary_fields(measure(report, rules)))
-    return {**report, "summary": summary}
+    summary.update(summary_fields(metrics))
+    # each file's needs: its includes' (HP436) and its ported names' libraries (hipport/report/verdict.py)
+    files = [
+        {**entry, "verdict": judged.verdict, "needs": judged.needs}
+        for entry, judged in zip(report.get("files", []), metrics.files)
+    ]
+    return {**report, "files": files, "summary": summary}
 
 
 def analyze_paths(paths: list[Path], rules: RuleSet, options, policy=None) -> tuple[dict, SourceReader, list[str]]:
