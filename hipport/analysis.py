@@ -17,18 +17,19 @@ from hipport.project import ProjectHeaders, own_names, project_include_dirs
 from hipport.ruleset.model import RuleSet
 
 
-def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
+def analyze(paths: list[Path], rules: RuleSet, options: Options, progress=None) -> TreeRun:
     """Port files and trees in memory only, for check and report: nothing is written.
 
     Paths are shown as given (a tree's files joined to the tree's path), so the
-    output reads like a compiler's and editors can jump to it.
+    output reads like a compiler's and editors can jump to it. progress(done, total, path),
+    if given, is called after each file.
     """
     run = TreeRun()
     declares = own_names(rules)
     loose = ProjectHeaders(declares=declares)  # the files named one by one (a pre-commit hook's)
     trees: dict[Path, ProjectHeaders] = {}
     files, run.errors = sources_by_tree(paths)
-    for file, tree in files:
+    for done, (file, tree) in enumerate(files, 1):
         headers = loose
         if tree is not None:  # a named tree's headers are found as convert finds them
             headers = trees.get(tree) or trees.setdefault(
@@ -38,6 +39,8 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
             run.results.append(porting.port_file(file, rules, options, display=file.as_posix(), headers=headers))
         except PortError as exc:
             run.errors.append(str(exc))
+        if progress is not None:
+            progress(done, len(files), file.as_posix())
     run.results.sort(key=lambda r: r.path)
     return run
 

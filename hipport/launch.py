@@ -193,7 +193,7 @@ def _run_plain_check(given: dict, settings, options, rules, known) -> int:
         Policy(settings.select, settings.ignore, settings.severity),
         known,
     )
-    lines, summary = text_lines(run, given["quiet"])
+    lines, summary = text_lines(run, given["quiet"], settings.fail_on)
     _echo([f"hipport: {message}" for message in run.errors], sys.stderr)
     _echo(lines, sys.stdout)
     _echo([summary] if summary is not None else [], sys.stderr)

@@ -1,6 +1,7 @@
 """The report leads with what a reviewer must do (issue 28: defects 5 and 7, gap 3): files that
 will not build and why, silent warp-size risks, the libraries to install, then what ported; a
 verdict per file; work estimated, not findings counted; severities as the findings have them."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,12 @@ def test_the_text_report_starts_with_the_action_list_and_the_libraries():
     assert lines[3] == "What to do, worst first"
     sections = [line for line in lines if line[:2] in ("1.", "2.", "3.", "4.", "5.")]
     assert [s.split(":")[0] for s in sections] == [
-        "1. Will not build", "2. Silent runtime risks, 32-lane warp assumptions (AMD wavefronts have 64 lanes)",
-        "3. Libraries to install", "4. Needs review", "5. Ported automatically"]
+        "1. Will not build",
+        "2. Silent runtime risks, 32-lane warp assumptions (AMD wavefronts have 64 lanes)",
+        "3. Libraries to install",
+        "4. Needs review",
+        "5. Ported automatically",
+    ]
     assert sections[2] == "3. Libraries to install: hipBLAS, MIOpen"
     text = "\n".join(lines)
     # each problem once, with its count and the finding's next step
@@ -55,7 +60,7 @@ def test_the_sgemm_project_reads_the_same_way():
 
 def test_every_file_has_a_verdict_in_text_and_markdown():
     text = _report(str(LLM))
-    rows = {line.split()[0][len(str(LLM)) + 1:]: line for line in text.splitlines() if line.startswith(str(LLM))}
+    rows = {line.split()[0][len(str(LLM)) + 1 :]: line for line in text.splitlines() if line.startswith(str(LLM))}
     assert len(rows) == 7
     assert rows["llmc/matmul.cuh"].split()[1:4] == ["will", "not", "build"]
     assert rows["llmc/reduce.cuh"].split()[1:3] == ["needs", "review"]
@@ -75,11 +80,18 @@ def test_a_clean_project_says_there_is_nothing_to_do(tmp_path):
 
 
 def test_the_verdict_is_a_function_of_a_report_entry(rules):
-    entry = {"path": "a.cu", "converted": {"CUDNN": 3}, "findings": [
-        {"code": "HP404", "severity": "warning", "name": "16", "line": 3, "column": 1}]}
+    entry = {
+        "path": "a.cu",
+        "converted": {"CUDNN": 3},
+        "findings": [{"code": "HP404", "severity": "warning", "name": "16", "line": 3, "column": 1}],
+    }
     verdict = file_verdict(entry, rules)
     assert (verdict.kind, verdict.label, verdict.because, verdict.needs) == (
-        "review", "needs review", ("HP404",), ("MIOpen",))
+        "review",
+        "needs review",
+        ("HP404",),
+        ("MIOpen",),
+    )
     assert verdict.minutes == 20  # HP404's effort is medium
 
 
@@ -102,7 +114,8 @@ def test_work_is_estimated_by_problem_not_counted_by_finding(rules):
 def test_the_code_table_shows_the_severity_the_findings_have(tmp_path):
     (tmp_path / "arch.cu").write_text(
         "__global__ void k(float *p) {\n#ifdef __CUDA_ARCH__\n  p[0] = 1;\n#endif\n}\n"
-        "#if defined(__CUDA_ARCH__)\nint device_pass = 1;\n#endif\n")
+        "#if defined(__CUDA_ARCH__)\nint device_pass = 1;\n#endif\n"
+    )
     data = json.loads(_report(str(tmp_path), "--format", "json"))
     assert {f["severity"] for f in data["files"][0]["findings"] if f["code"] == "HP415"} == {"info"}
     text = _report(str(tmp_path))
@@ -114,7 +127,8 @@ def test_the_code_table_shows_the_severity_the_findings_have(tmp_path):
 
 def test_a_code_with_findings_of_two_severities_shows_both(tmp_path):
     (tmp_path / "arch.cu").write_text(
-        "__global__ void k(float *p) {\n#ifdef __CUDA_ARCH__\n  p[0] = 1;\n#endif\n  p[1] = __CUDA_ARCH__;\n}\n")
+        "__global__ void k(float *p) {\n#ifdef __CUDA_ARCH__\n  p[0] = 1;\n#endif\n  p[1] = __CUDA_ARCH__;\n}\n"
+    )
     text = _report(str(tmp_path))
     (row,) = [line for line in text.splitlines() if line.strip().startswith("HP415")]
     assert row.split()[2] == "error/info"
@@ -126,8 +140,7 @@ def test_a_code_with_findings_of_two_severities_shows_both(tmp_path):
 def _dnn_project(root: Path) -> Path:
     (root / "include").mkdir(parents=True)
     (root / "include" / "dnn.h").write_text("#pragma once\n#include <cudnn.h>\n")
-    (root / "att.cu").write_text(
-        '#include "dnn.h"\nvoid f() { cudnnHandle_t h; cudnnCreate(&h); cudnnDestroy(h); }\n')
+    (root / "att.cu").write_text('#include "dnn.h"\nvoid f() { cudnnHandle_t h; cudnnCreate(&h); cudnnDestroy(h); }\n')
     return root
 
 
@@ -152,11 +165,14 @@ def test_ignoring_hp436_does_not_hide_a_library(tmp_path, monkeypatch):
 def test_the_chart_groups_by_cuda_library_and_names_every_bar(tmp_path):
     (tmp_path / "g.cu").write_text(
         "#include <cublas_v2.h>\nvoid f() { cublasHandle_t h; cublasCreate(&h); cudaMysteryCall(); "
-        "cublasGemmAlgo_t a = CUBLAS_GEMM_DEFAULT_TENSOR_OP; (void)a; }\n")
+        "cublasGemmAlgo_t a = CUBLAS_GEMM_DEFAULT_TENSOR_OP; (void)a; }\n"
+    )
     data = json.loads(_report(str(tmp_path), "--format", "json"))
     groups = data["summary"]["findings_by_library"]
     assert set(groups) == {"CUBLAS", "names no rule knows"}  # HP436's hipBLAS counts for cuBLAS
     assert groups["CUBLAS"] == {"error": 1, "warning": 0, "info": 1}
     html = _report(str(tmp_path), "--format", "html")
-    labels = [part.split("<")[0] for part in html.split('dominant-baseline="middle" font-size="12" fill="#1d232b">')[1:]]
+    labels = [
+        part.split("<")[0] for part in html.split('dominant-baseline="middle" font-size="12" fill="#1d232b">')[1:]
+    ]
     assert labels == ["cuBLAS", "names no rule knows"]

@@ -540,8 +540,14 @@ def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, 
     from hipport.ruleset.loader import load_rules
     from hipport.cli import tree_flags as cli_options
 
+    from hipport.console import Progress
+
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(Progress, "SHOW_AFTER", 0.0)  # the fixture ports faster than a bar appears
+    monkeypatch.setattr(Progress, "INTERVAL", 0.0)
+    monkeypatch.setenv("COLUMNS", "160")
+    monkeypatch.delenv("CI", raising=False)
     seen = []
     with cli_options.progress_bar(True) as update:
         settings = TreeSettings(progress=lambda *a: (seen.append(a), update(*a)), jobs=1)
@@ -549,7 +555,8 @@ def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, 
     files = len([e for e in select(project).entries if e.kind != "dir"])
     assert [done for done, _, _ in seen] == sorted(done for done, _, _ in seen)
     assert seen[-1][:2] == (files, files) and {rel for _, _, rel in seen} >= {"src/main.cu", "CMakeLists.txt"}
-    assert f"{files}/{files}" in terminal.text and "src/main.cu" in terminal.text
+    assert f"{files}/{files} files  100%" in terminal.text and "src/main.cu" in terminal.text
+    assert terminal.text.endswith("\r\x1b[K")  # the line is erased for what follows
 
 
 def test_progress_is_quiet_in_ci(monkeypatch):

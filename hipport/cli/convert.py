@@ -10,6 +10,7 @@ import click
 
 from hipport.cli.common import (
     _fail,
+    all_findings_option,
     _load_rules,
     _options,
     _parser_options,
@@ -55,6 +56,7 @@ from hipport.cli.tree_flags import tree_options
     "Names passed to dlsym/cuGetProcAddress are never renamed.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@all_findings_option
 @config_option
 @click.option(
     "--mode",
@@ -127,6 +129,7 @@ def convert(
     fix_warp_size: bool = False,
     port_strings: bool | None = None,
     platform: str | None = None,
+    all_findings: bool = False,
     **tree,
 ) -> None:
     """Port SRC (a file or a directory) to HIP.
@@ -251,7 +254,7 @@ def convert(
     for message in run.notices if run is not None else ():
         click.echo(f"hipport: {message}", err=True)
     if not quiet:
-        _print_findings(results, src if run is not None else None)
+        _print_findings(results, src if run is not None else None, all_findings)
         if run is not None:
             click.echo(summary_line(run, report["summary"], elapsed), err=True)
         else:
