@@ -13,7 +13,6 @@ from click.testing import CliRunner
 
 from hipport.cli import main
 from hipport.config import ConfigError, find_config, load_config
-from hipport.project import ProjectHeaders, own_names
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = ROOT / "fixtures" / "projects" / "ux-llm"
@@ -97,6 +96,8 @@ def test_a_name_a_header_only_uses_is_still_reported(tmp_path, rules):
 
 
 def test_what_a_header_declares_beyond_macros(rules):
+    from hipport.project import own_names
+
     declared = own_names(rules)(
         b"#define cudaCheck(x) cudaCheck_(x)\n"
         b"extern cublasHandle_t cublas_handle;\n"
@@ -113,6 +114,8 @@ def test_what_a_header_declares_beyond_macros(rules):
 
 
 def test_the_folders_listed_for_a_nearby_header_are_probed_for_the_tree_index(tmp_path, rules):
+    from hipport.project import ProjectHeaders, own_names
+
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "common.h").write_bytes(b"extern int cuda_flag;\n")

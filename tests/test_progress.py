@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hipport import console
+from conftest import Terminal
 from hipport.cli import main
-from hipport.console import Progress
 
 KERNEL = (
     "#include <cuda_runtime.h>\n__global__ void k{n}(float *p) {{\n"
@@ -25,22 +24,10 @@ KERNEL = (
 )
 
 
-class _Terminal:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, text: str) -> None:
-        self.text += text
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.fixture
 def clock(monkeypatch):
+    from hipport import console
+
     now = [100.0]
     monkeypatch.setattr(console, "_now", lambda: now[0])
     monkeypatch.delenv("CI", raising=False)
@@ -50,7 +37,9 @@ def clock(monkeypatch):
 
 
 def test_the_line_has_a_bar_counts_rate_time_left_and_the_file(clock):
-    terminal = _Terminal()
+    from hipport.console import Progress
+
+    terminal = Terminal()
     with Progress("hipport convert", stream=terminal) as progress:
         clock[0] += 2.0
         progress.update(250, 1000, "src/kernels/k250.cu")
@@ -62,7 +51,9 @@ def test_the_line_has_a_bar_counts_rate_time_left_and_the_file(clock):
 
 
 def test_a_quick_run_draws_nothing(clock):
-    terminal = _Terminal()
+    from hipport.console import Progress
+
+    terminal = Terminal()
     with Progress("hipport report", stream=terminal) as progress:
         clock[0] += 0.1
         progress.update(3, 3, "a.cu")
@@ -70,7 +61,9 @@ def test_a_quick_run_draws_nothing(clock):
 
 
 def test_redraws_are_few_however_many_files(clock):
-    terminal = _Terminal()
+    from hipport.console import Progress
+
+    terminal = Terminal()
     with Progress("hipport convert", stream=terminal) as progress:
         clock[0] += 1.0
         for done in range(1, 10_001):
@@ -81,14 +74,16 @@ def test_redraws_are_few_however_many_files(clock):
 
 
 def test_nothing_through_a_pipe_in_ci_or_on_a_dumb_terminal(clock, monkeypatch, tmp_path):
+    from hipport.console import Progress
+
     with open(tmp_path / "log", "w") as pipe_like:
         assert not Progress("x", stream=pipe_like).enabled
-    assert Progress("x", stream=_Terminal()).enabled
+    assert Progress("x", stream=Terminal()).enabled
     monkeypatch.setenv("CI", "1")
-    assert not Progress("x", stream=_Terminal()).enabled
+    assert not Progress("x", stream=Terminal()).enabled
     monkeypatch.delenv("CI")
     monkeypatch.setenv("TERM", "dumb")
-    assert not Progress("x", stream=_Terminal()).enabled
+    assert not Progress("x", stream=Terminal()).enabled
 
 
 def _tree(root: Path, files: int) -> Path:
@@ -210,7 +205,7 @@ def test_verify_counts_units_as_they_compile(clock, monkeypatch):
     import hipport.verify as verify
     from hipport.cli.verify import _compiled
 
-    terminal = _Terminal()
+    terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
 
     def compile_one(toolchain, unit, include_dirs):

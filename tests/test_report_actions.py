@@ -11,7 +11,6 @@ import click
 from click.testing import CliRunner
 
 from hipport.cli import main
-from hipport.report.verdict import file_verdict, format_minutes, work_minutes
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = ROOT / "fixtures" / "projects" / "ux-llm"
@@ -80,6 +79,8 @@ def test_a_clean_project_says_there_is_nothing_to_do(tmp_path):
 
 
 def test_the_verdict_is_a_function_of_a_report_entry(rules):
+    from hipport.report.verdict import file_verdict
+
     entry = {
         "path": "a.cu",
         "converted": {"CUDNN": 3},
@@ -96,6 +97,8 @@ def test_the_verdict_is_a_function_of_a_report_entry(rules):
 
 
 def test_work_is_estimated_by_problem_not_counted_by_finding(rules):
+    from hipport.report.verdict import format_minutes, work_minutes
+
     def finding(code, name, severity="error"):
         return {"code": code, "severity": severity, "name": name, "line": 1, "column": 1}
 

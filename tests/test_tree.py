@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT
+from conftest import ROOT, Terminal
 from hipport import api
 from hipport.cli import main
 from hipport.options import Options
@@ -522,27 +522,13 @@ def test_summary_line(project, tmp_path):
     assert f"{project.as_posix()}/Makefile:4:" in result.output
 
 
-class _Terminal:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, text: str) -> None:
-        self.text += text
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, monkeypatch):
     from hipport.ruleset.loader import load_rules
     from hipport.cli import tree_flags as cli_options
 
     from hipport.console import Progress
 
-    terminal = _Terminal()
+    terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr(Progress, "SHOW_AFTER", 0.0)  # the fixture ports faster than a bar appears
     monkeypatch.setattr(Progress, "INTERVAL", 0.0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hipport.report.metrics import FileMetrics, Metrics, library_title
+from hipport.report.metrics import FileMetrics, Metrics, format_percent, library_title
 from hipport.report.verdict import packages, replaced
 from hipport.ruleset.model import RuleSet
 
@@ -51,12 +51,45 @@ class LibraryToInstall:
 
 
 @dataclass
+class Section:
+    """One numbered item of the action list: its head ("Will not build"), what follows the head
+    ("3 file(s)"), and the files or libraries it lists."""
+
+    head: str
+    detail: str
+    files: list[FileActions] = field(default_factory=list)
+    libraries: list[LibraryToInstall] = field(default_factory=list)
+
+
+@dataclass
 class ActionList:
     will_not_build: list[FileActions]
     runtime_risks: list[FileActions]
     libraries: list[LibraryToInstall]
     review: list[FileActions]
     ports: list[FileMetrics]  # files nothing stands in the way of
+
+
+def sections(a: ActionList, m: Metrics) -> list[Section]:
+    """The action list's items, worst first; those with nothing to say are left out, but the last."""
+    items = []
+    if a.will_not_build:
+        items.append(Section("Will not build", f"{len(a.will_not_build)} file(s)", a.will_not_build))
+    if a.runtime_risks:
+        places = sum(f.places for f in a.runtime_risks)
+        detail = f"{RUNTIME_RISK_TITLE}: {len(a.runtime_risks)} file(s), {places} place(s)"
+        items.append(Section("Silent runtime risks", detail, a.runtime_risks))
+    if a.libraries:
+        names = ", ".join(lib.library for lib in a.libraries)
+        items.append(Section("Libraries to install", names, libraries=a.libraries))
+    if a.review:
+        items.append(Section("Needs review", f"{len(a.review)} file(s)", a.review))
+    detail = (
+        f"{m.ported_automatically} of {m.references} CUDA references ({format_percent(m.percent)}); "
+        f"{len(a.ports)} file(s) need nothing by hand"
+    )
+    items.append(Section("Ported automatically", detail))
+    return items
 
 
 def verdict_counts(metrics: Metrics) -> list[tuple[str, str]]:

@@ -6,7 +6,7 @@ The per-file table goes in a <details> block so a large tree keeps the comment s
 
 from __future__ import annotations
 
-from hipport.report.actions import RUNTIME_RISK_TITLE, ActionList, FileActions, action_list, verdict_counts
+from hipport.report.actions import ActionList, FileActions, action_list, sections, verdict_counts
 from hipport.report.metrics import Metrics, format_percent, library_title
 from hipport.report.verdict import format_minutes
 from hipport.ruleset.model import RuleSet
@@ -105,33 +105,20 @@ def _files_section(m: Metrics) -> list[str]:
 
 
 def _action_section(a: ActionList, m: Metrics) -> list[str]:
-    items: list[tuple[str, list[str]]] = []
-    if a.will_not_build:
-        items.append((f"**Will not build: {len(a.will_not_build)} file(s)**", _problems(a.will_not_build)))
-    if a.runtime_risks:
-        places = sum(f.places for f in a.runtime_risks)
-        title = f"**Silent runtime risks**, {RUNTIME_RISK_TITLE}: {len(a.runtime_risks)} file(s), {places} place(s)"
-        items.append((title, _problems(a.runtime_risks)))
-    if a.libraries:
-        shown = []
-        for lib in a.libraries:
-            about = [f"package `{lib.package}`"] if lib.package else []
-            about += [f"for {', '.join(lib.replaces)}"] if lib.replaces else []
-            shown.append(f"{lib.library} ({', '.join([*about, f'{lib.files} file(s)'])})")
-        items.append(("**Libraries to install**: " + "; ".join(shown), []))
-    if a.review:
-        items.append((f"**Needs review: {len(a.review)} file(s)**", _problems(a.review)))
-    items.append(
-        (
-            f"**Ported automatically**: {m.ported_automatically} of {m.references} CUDA references "
-            f"({format_percent(m.percent)}); {len(a.ports)} file(s) need nothing by hand",
-            [],
-        )
-    )
     out = ["### What to do, worst first", ""]
-    for number, (title, body) in enumerate(items, 1):
-        out += [f"{number}. {title}", *body]
+    for number, section in enumerate(sections(a, m), 1):
+        joint = ", " if section.files is a.runtime_risks else ": "
+        detail = section.detail
+        if section.libraries:
+            detail = "; ".join(_library(lib) for lib in section.libraries)
+        out += [f"{number}. **{section.head}**{joint}{detail}", *_problems(section.files)]
     return out
+
+
+def _library(lib) -> str:
+    about = [f"package `{lib.package}`"] if lib.package else []
+    about += [f"for {', '.join(lib.replaces)}"] if lib.replaces else []
+    return f"{lib.library} ({', '.join([*about, f'{lib.files} file(s)'])})"
 
 
 def _problems(group: list[FileActions]) -> list[str]:

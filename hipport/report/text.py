@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from hipport.report.actions import RUNTIME_RISK_TITLE, ActionList, FileActions, action_list, verdict_counts
+from hipport.report.actions import ActionList, FileActions, action_list, sections, verdict_counts
 from hipport.report.metrics import Metrics, format_percent, library_title
 from hipport.report.verdict import format_minutes
 from hipport.ruleset.model import RuleSet
@@ -47,35 +47,23 @@ def _title(m: Metrics) -> list[str]:
 
 
 def _action_lines(a: ActionList, m: Metrics) -> list[str]:
-    sections: list[tuple[str, list[str]]] = []
-    if a.will_not_build:
-        sections.append((f"Will not build: {len(a.will_not_build)} file(s)", _file_problems(a.will_not_build)))
-    if a.runtime_risks:
-        places = sum(f.places for f in a.runtime_risks)
-        title = f"Silent runtime risks, {RUNTIME_RISK_TITLE}: {len(a.runtime_risks)} file(s), {places} place(s)"
-        sections.append((title, _file_problems(a.runtime_risks)))
-    if a.libraries:
-        rows = [
-            [
-                lib.library,
-                f"package {lib.package}" if lib.package else "",
-                f"for {', '.join(lib.replaces)}" if lib.replaces else "",
-                f"{lib.files} file(s)",
-            ]
-            for lib in a.libraries
-        ]
-        title = f"Libraries to install: {', '.join(lib.library for lib in a.libraries)}"
-        sections.append((title, _table(None, rows, indent="   ")))
-    if a.review:
-        sections.append((f"Needs review: {len(a.review)} file(s)", _file_problems(a.review)))
-    ported = (
-        f"Ported automatically: {m.ported_automatically} of {m.references} CUDA references "
-        f"({format_percent(m.percent)}); {len(a.ports)} file(s) need nothing by hand"
-    )
-    sections.append((ported, []))
     lines = [_bold("What to do, worst first")]
-    for number, (title, body) in enumerate(sections, 1):
-        lines += [f"{number}. {title}", *body]
+    for number, section in enumerate(sections(a, m), 1):
+        # the risks' head and detail read as one phrase: "Silent runtime risks, 32-lane warp ..."
+        joint = ", " if section.files is a.runtime_risks else ": "
+        lines.append(f"{number}. {section.head}{joint}{section.detail}")
+        if section.libraries:
+            rows = [
+                [
+                    lib.library,
+                    f"package {lib.package}" if lib.package else "",
+                    f"for {', '.join(lib.replaces)}" if lib.replaces else "",
+                    f"{lib.files} file(s)",
+                ]
+                for lib in section.libraries
+            ]
+            lines += _table(None, rows, indent="   ")
+        lines += _file_problems(section.files)
     return lines
 
 
