@@ -26,7 +26,8 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options, progress=None) 
     """
     run = TreeRun()
     declares = own_names(rules)
-    loose = ProjectHeaders(declares=declares)  # the files named one by one (a pre-commit hook's)
+    # the files named one by one (a pre-commit hook's): their project is where the command runs
+    loose = ProjectHeaders(declares=declares, root=Path.cwd())
     trees: dict[Path, ProjectHeaders] = {}
     files, run.errors = sources_by_tree(paths)
     for done, (file, tree) in enumerate(files, 1):

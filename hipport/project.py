@@ -19,7 +19,9 @@ project's too, so that a file using them gets no HP102 for them. A "quoted"
 include found neither beside the file nor in the include directories is looked
 for in the folders next to it (its own subfolders, its parent's, the tree
 root's), as the project's own -I flags would find it: `train/train.cu` includes
-"common.h" from `llmc/` with the Makefile's -Illmc, which hipport cannot see.
+"common.h" from `llmc/` with the Makefile's -Illmc, which hipport cannot see. Only
+folders inside the project's root are searched (the tree; for files named one by one, the
+directory the command runs in), never beside it.
 Each folder listed for that is probed too (its stat, by the path with a
 trailing separator), so a folder added later is seen by the tree index.
 """
@@ -135,13 +137,12 @@ class ProjectHeaders:
         return known
 
     def _nearby(self, directory: Path, name: str, tried: list[str]) -> Path | None:
-        """name in a folder next to directory: its subfolders, its parent's, the tree root's."""
+        """name in a folder next to directory, inside the root: its subfolders, its parent's, the root's."""
         directory = Path(os.path.abspath(directory))
         parents = [directory]
-        if self.root is None or (directory != self.root and self.root in directory.parents):
-            parents.append(directory.parent)
-        if self.root is not None and self.root not in parents:
-            parents.append(self.root)
+        root = self.root
+        if root is not None and root in directory.parents:  # never above the project: beside it is another's
+            parents += [directory.parent] if directory.parent == root else [directory.parent, root]
         for parent in parents:
             listing = f"{parent}{os.sep}"
             tried.append(listing)

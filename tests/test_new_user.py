@@ -182,3 +182,18 @@ def test_a_missing_rule_file_names_no_line(tmp_path):
     assert done.stderr.strip() == "hipport: nonexist.toml: cannot read rule file: No such file or directory"
     done = _hipport("rules", "validate", "nonexist.toml", cwd=tmp_path)
     assert done.stderr.strip() == "nonexist.toml: cannot read: No such file or directory"
+
+
+def test_a_header_beside_the_project_is_not_the_projects(tmp_path, monkeypatch):
+    """Files named one by one (a hook's) belong to the project the command runs in: a common.h
+    in a folder beside that project is another project's, and declares nothing for this one."""
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "common.h").write_text("extern int cuda_device_total;\n")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.cu").write_text('#include "common.h"\nint f() { return cuda_device_total; }\n')
+    monkeypatch.chdir(tmp_path / "proj")
+    result = CliRunner().invoke(main, ["check", "a.cu"])
+    assert "HP102 'cuda_device_total'" in result.stdout
+    monkeypatch.chdir(tmp_path)  # run from above both: the folder beside is inside the project now
+    result = CliRunner().invoke(main, ["check", "proj/a.cu"])
+    assert "HP102" not in result.stdout

@@ -209,7 +209,7 @@ def convert(
             else:
                 from hipport.project import ProjectHeaders, own_names
 
-                headers = ProjectHeaders(include_dirs=settings.include_dirs, declares=own_names(rules))
+                headers = ProjectHeaders(settings.include_dirs, own_names(rules), root=Path.cwd())
                 result = port_file(src, rules, options, display=str(src), headers=headers)
             if in_place:
                 if result.changed:
