@@ -79,3 +79,11 @@ def test_the_index_and_the_readme_link_every_page():
     assert pages <= index, pages - index
     readme = {Path(t).name for t in _links(ROOT / "README.md")}
     assert OTHERS <= readme
+
+
+def test_every_setting_is_documented():
+    from hipport.config import KEYS
+
+    text = (DOCS / "configuration.md").read_text()
+    missing = [key for key in KEYS if f"`{key}`" not in text]
+    assert missing == [], f"docs/configuration.md has no row for {missing}"
