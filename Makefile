@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 HIP_PKGS := hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev cmake git
 BROWSER_PKGS := chromium chromium-driver
-# clang's CUDA headers for --parser clang: the libclang wheel ships none (see hipport/parse/clang_env.py)
+# clang's CUDA headers for --parser clang: the libclang wheel ships none (see hipport/parse/clang/env.py)
 CLANG_PKGS := libclang-common-16-dev
 CLANG_WRAPPER := /usr/lib/llvm-16/lib/clang/16/include/__clang_cuda_runtime_wrapper.h
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

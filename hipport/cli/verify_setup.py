@@ -24,7 +24,7 @@ def tool_settings(path: Path, flags: dict):
         _fail(str(exc))
     database = None
     if flags["compile_commands"] is not None:
-        from hipport.parse.compdb import CompileDatabaseError, load
+        from hipport.toolchain.compdb import CompileDatabaseError, load
 
         try:
             database = load(flags["compile_commands"])
