@@ -58,13 +58,13 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # used as an operand of a binary operator matching TEXT (hipport/parse/treesitter/lints/semantic.py)
     "handle-arithmetic": (frozenset({"names", "text"}), frozenset()),
     # a free, non-template operator matching TEXT on one of the vector types NAMES,
-    # which HIP's own member operators make ambiguous (hipport/engine/semantic_vector.py)
+    # which HIP's own member operators make ambiguous (hipport/lints/vector_operator.py)
     "vector-operator": (frozenset({"names", "text"}), frozenset()),
     # argument N of a call to NAMES is a variable its function declares with one of TYPES: a
     # pointer to one with POINTER (`T *p` passed as p or p + i, `T v` passed as &v), else a value
     "argument-type": (frozenset({"names", "argument", "types"}), frozenset({"pointer"})),
     # a file-scope definition of function NAMES whose first parameter points to one of TYPES,
-    # which HIP's headers already define (hipport/engine/semantic_overload.py)
+    # which HIP's headers already define (hipport/lints/own_overload.py)
     "own-overload": (frozenset({"names", "types"}), frozenset()),
 }
 # Every lint also has: code and message (words {name}, {target}, {added}, {hip}),
