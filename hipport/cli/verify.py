@@ -145,7 +145,7 @@ def verify(path: Path, **flags) -> None:
         _fail(f"{report_path}: no such file or directory")
     tools, config = tool_settings(path, flags)
     if flags["run_programs"]:
-        from hipport.run.command import verify_run
+        from hipport.cli.verify_run import verify_run
 
         settings = run_settings(tools, flags)
         sys.exit(
