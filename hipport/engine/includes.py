@@ -117,6 +117,8 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
         return site.path
     roc = options.roc and header.roc is not None
     path = header.roc if roc else header.hip
+    if header.rename_words and path is not None and header.cuda.endswith("/"):
+        path += _renamed_words(site.path[len(header.cuda) :])
     target = options.hip_version or rules.newest_hip
     if header.added and not roc and target < parse_version(header.added):
         if header.older:
@@ -149,6 +151,13 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
             )
             return flat
     return path
+
+
+def _renamed_words(rest: str) -> str:
+    """The path below a rename_words directory rule as a ROCm PyTorch names it (CUDAContext.h ->
+    HIPContext.h, detail/ stays); a .cu file becomes .hip."""
+    rest = rest.replace("cuda", "hip").replace("CUDA", "HIP")
+    return rest[:-3] + ".hip" if rest.endswith(".cu") else rest
 
 
 def header_rule(rules: RuleSet, path: str) -> HeaderRule | None:

@@ -29,6 +29,8 @@ class PortState:
         self.argument_plans: list[PlannedCall] = []
         self.parsed: ParsedFile | None = None
         self._calls: dict[str, list[NameSite]] | None = None
+        self.qualified_end = 0  # a dialect's qualified rewrite covers the source up to here
+        self.qualified_index: dict | None = None
 
     def _dropped(self, offset: int) -> bool:
         return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)

@@ -58,6 +58,9 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "note": STR,
             "added": STR,
             "older": STR,
+            # a directory rule (cuda and hip end in /) that also renames cuda -> hip and CUDA -> HIP in
+            # the rest of the path, as a ROCm PyTorch names ATen/cuda/CUDAContext.h ATen/hip/HIPContext.h
+            "rename_words": BOOL,
         },
     ),
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
@@ -161,6 +164,9 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "build_flag": ({"flag": STR}, {"value": STR, "match": STR, "hip": STR, "note": STR, "nvcc_line": BOOL}),
     "build_path": ({"cuda": STR, "hip": STR}, {"note": STR}),
     "offload_arch": ({"name": STR}, {"added": STR, "default": BOOL, "note": STR}),
+    # a qualified name a dialect rewrites whole (hipify 1.x: CUDACachingAllocator::get ->
+    # HIPCachingAllocatorMasqueradingAsCUDA::get): listed for explain, applied by its first identifier
+    "qualified": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "build_test": ({"file": STR, "before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
 }
 
@@ -175,6 +181,15 @@ TOP_LEVEL = {
     "patterns": STR_LIST,
     "typedef_names": STR_LIST,
     "cuda_root_variables": STR_LIST,
+    # A dialect (hipport/ruleset/dialects.py): the file's rules apply only to code the dialect's
+    # markers recognise, for target releases from dialect_since and before dialect_until.
+    "dialect": STR,
+    "dialect_title": STR,
+    "dialect_since": STR,
+    "dialect_until": STR,
+    "dialect_facts": STR,
+    "detect_includes": STR_LIST,
+    "detect_build": STR_LIST,
 }
 
 SEVERITIES = {"error", "warning", "info"}
