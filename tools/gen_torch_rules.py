@@ -61,6 +61,7 @@ class Release:
     tables: dict[str, list[tuple[str, str, tuple[str, ...]]]]
     order: list[str]  # CUDA_TO_HIP_MAPPINGS: the tables in the order hipify merges them
     path_prefixes: tuple[str, ...]
+    path_words: tuple[str, ...] = ()  # "cuda=hip": what hipify replaces in a renamed header's path
     headers: list[str] = field(default_factory=list)  # installed PyTorch CUDA headers, include paths
     declared: set[str] = field(default_factory=set)  # names with CUDA those headers declare
 
@@ -85,7 +86,8 @@ def read_release(torch_dir: Path) -> Release:
     if (hipify / "version.py").exists():
         hipify_version = _assigned_string(hipify / "version.py", "__version__")
     tables, order = _tables(hipify / "cuda_to_hip_mappings.py")
-    release = Release(version.split("+")[0], hipify_version, tables, order, _path_prefixes(hipify / "hipify_python.py"))
+    script = hipify / "hipify_python.py"
+    release = Release(version.split("+")[0], hipify_version, tables, order, _path_prefixes(script), _path_words(script))
     include = torch_dir / "include"
     for path in sorted(include.glob("**/*")) if include.is_dir() else ():
         relative = path.relative_to(include).as_posix()
@@ -148,6 +150,20 @@ def _path_prefixes(path: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _path_words(path: str | Path) -> tuple[str, ...]:
+    """The replace('cuda', 'hip') calls of hipify's get_hip_file_path, in order, as "cuda=hip"."""
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef) and node.name == "get_hip_file_path":
+            words = []
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "replace" and len(call.args) == 2:
+                    old, new = (a.value if isinstance(a, ast.Constant) else None for a in call.args)
+                    if isinstance(old, str) and isinstance(new, str) and f"{old}={new}" not in words:
+                        words.append(f"{old}={new}")
+            return tuple(words)
+    return ()
+
+
 def extension_map(release: Release) -> dict[str, tuple[str, str]]:
     """cuda -> (hip, table) as extension-mode hipify merges the tables: in CUDA_TO_HIP_MAPPINGS
     order, a later entry replacing an earlier one; hipify 1.x leaves out Caffe2's entries and lets a
@@ -179,16 +195,13 @@ def pytorch_entries(release: Release) -> dict[str, str]:
     }
 
 
-def hip_header_path(path: str, prefixes: tuple[str, ...]) -> str | None:
-    """Where a ROCm PyTorch has a header hipify renames by path: in the directories and the file
-    name, cuda -> hip and CUDA -> HIP (ATen/cuda/CUDAContext.h -> ATen/hip/HIPContext.h)."""
-    if not path.startswith(prefixes):
-        return None
-    directory, _, name = path.rpartition("/")
-    stem, dot, suffix = name.rpartition(".")
-    directory = directory.replace("cuda", "hip").replace("CUDA", "HIP").replace("THC", "THH")
-    stem = stem.replace("cuda", "hip").replace("CUDA", "HIP").replace("THC", "THH")
-    return f"{directory}/{stem}{dot}{'hip' if suffix == 'cu' else suffix}"
+def hip_header_path(path: str, words: tuple[str, ...]) -> str:
+    """Where a ROCm PyTorch has a header hipify renames by path: its words replaced in the
+    directories and the file name (ATen/cuda/CUDAContext.h -> ATen/hip/HIPContext.h)."""
+    for word in words:
+        old, new = word.split("=")
+        path = path.replace(old, new)
+    return path
 
 
 def first_release(releases: list[Release], test) -> str | None:
@@ -205,7 +218,10 @@ def _toml_string(value: str) -> str:
 def _inline(entry: dict) -> str:
     parts = []
     for key, value in entry.items():
-        text = "true" if value is True else _toml_string(value) if isinstance(value, str) else repr(value)
+        if isinstance(value, list):
+            text = "[" + ", ".join(_toml_string(v) for v in value) + "]"
+        else:
+            text = "true" if value is True else _toml_string(value) if isinstance(value, str) else repr(value)
         parts.append(f"{key} = {text}")
     return "  { " + ", ".join(parts) + " },"
 
@@ -262,15 +278,13 @@ def dialect_rules(
                 macros.append({"cuda": cuda, "hip": hip, "note": note})
     for prefix in newest.path_prefixes:
         directory = prefix if prefix.endswith("/") else prefix + "/"
-        target = hip_header_path(directory + "x.h", newest.path_prefixes)
         since = _since(releases, lambda r, p=prefix: p in r.path_prefixes)
-        assert target is not None
         headers.append(
             {
                 "cuda": directory,
-                "hip": target[: -len("x.h")],
+                "hip": hip_header_path(directory, newest.path_words),
                 "library": LIBRARY,
-                "rename_words": True,
+                "rename_words": list(newest.path_words),
                 "note": f"hipify renames every header under {directory} by path ({since})",
             }
         )

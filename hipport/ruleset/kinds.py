@@ -58,9 +58,9 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "note": STR,
             "added": STR,
             "older": STR,
-            # a directory rule (cuda and hip end in /) that also renames cuda -> hip and CUDA -> HIP in
-            # the rest of the path, as a ROCm PyTorch names ATen/cuda/CUDAContext.h ATen/hip/HIPContext.h
-            "rename_words": BOOL,
+            # a directory rule (cuda and hip end in /) that also replaces these words ("CUDA=HIP") in the
+            # rest of the path, as a ROCm PyTorch names ATen/cuda/CUDAContext.h ATen/hip/HIPContext.h
+            "rename_words": STR_LIST,
         },
     ),
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)

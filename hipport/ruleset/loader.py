@@ -185,7 +185,7 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
             added=entry.get("added"),
             older=entry.get("older"),
             note=entry.get("note"),
-            rename_words=entry.get("rename_words", False),
+            rename_words=tuple(entry.get("rename_words", ())),
         )
     for entry in data.get("qualified", []):
         ruleset.qualified[entry["cuda"]] = NameRule(

@@ -76,7 +76,7 @@ class HeaderRule:
     added: str | None = None  # first HIP with the hip path
     older: str | None = None  # what a HIP before added includes instead (None: nothing, an error)
     note: str | None = None  # why, or what to use instead, for a header HIP lacks
-    rename_words: bool = False  # a directory rule that renames cuda -> hip, CUDA -> HIP in the rest too
+    rename_words: tuple[str, ...] = ()  # a directory rule's "CUDA=HIP" replacements in the rest of the path
 
 
 @dataclass(frozen=True, slots=True)
