@@ -123,12 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="print each file that disagrees, and why")
     args = parser.parse_args(argv)
     if args.corpus is None or not args.corpus.is_dir():
-        print("give --corpus DIR or TORCH_EXT_CORPUS=DIR: extension repositories, one directory each "
-              "(docs/pytorch.md says how to get them)", file=sys.stderr)
+        print(
+            "give --corpus DIR or TORCH_EXT_CORPUS=DIR: extension repositories, one directory each "
+            "(docs/pytorch.md says how to get them)",
+            file=sys.stderr,
+        )
         return 2
     if not Path(args.torch_python).exists():
-        print(f"{args.torch_python}: no such Python; make a venv with torch (docs/pytorch.md) and give "
-              "TORCH_PYTHON", file=sys.stderr)
+        print(
+            f"{args.torch_python}: no such Python; make a venv with torch (docs/pytorch.md) and give TORCH_PYTHON",
+            file=sys.stderr,
+        )
         return 2
 
     from hipport.engine.port import port_source
@@ -139,8 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     without = load_rules()
     without.dialects = {}  # what hipport did before the PyTorch dialect
     vocabulary = pytorch_vocabulary(rules)
-    totals = {"files": 0, "agree": 0, "agree_unspaced": 0, "agree_before": 0, "runtime_left_hipport": 0, "runtime_left_hipify": 0,
-              "warp_findings": 0, "files_with_warp_findings": 0}
+    totals = {
+        "files": 0,
+        "agree": 0,
+        "agree_unspaced": 0,
+        "agree_before": 0,
+        "runtime_left_hipport": 0,
+        "runtime_left_hipify": 0,
+        "warp_findings": 0,
+        "files_with_warp_findings": 0,
+    }
     rows, repositories = [], []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="torch-ext-") as scratch:
@@ -175,8 +188,15 @@ def main(argv: list[str] | None = None) -> int:
                 totals["warp_findings"] += len(warp)
                 totals["files_with_warp_findings"] += bool(warp)
                 relative = str(path.relative_to(args.corpus))
-                rows.append({"file": relative, "agrees": agrees, "hipify": wanted, "hipport": got,
-                             "warp_findings": [f"{f.code}:{f.line}" for f in warp]})
+                rows.append(
+                    {
+                        "file": relative,
+                        "agrees": agrees,
+                        "hipify": wanted,
+                        "hipport": got,
+                        "warp_findings": [f"{f.code}:{f.line}" for f in warp],
+                    }
+                )
                 if args.verbose and not agrees:
                     print(f"  DIFFERS {relative}\n    hipify:  {wanted}\n    hipport: {got}", file=sys.stderr)
             repositories.append({"repository": repository.name, "files": len(files), "agree": agreed})
@@ -186,16 +206,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{repo['repository']:40} {repo['files']:>6} {repo['agree']:>6}")
     n = totals["files"]
     share = 100.0 * totals["agree"] / n if n else 0.0
-    print(f"agree with PyTorch's hipify on PyTorch-facing headers and names: {totals['agree']} of {n} files "
-          f"({share:.1f}%); before the PyTorch dialect: {totals['agree_before']} of {n}")
+    print(
+        f"agree with PyTorch's hipify on PyTorch-facing headers and names: {totals['agree']} of {n} files "
+        f"({share:.1f}%); before the PyTorch dialect: {totals['agree_before']} of {n}"
+    )
     if totals["agree_unspaced"]:
         both = totals["agree"] + totals["agree_unspaced"]
-        print(f"{totals['agree_unspaced']} more differ only where hipify leaves a `#  include` (spaces after #) "
-              f"as written, which its include rewrite does not read: with those lines written `#include`, "
-              f"{both} of {n} agree ({100.0 * both / n:.1f}%)")
-    print(f"cudaX names left in code (comments aside): hipport {totals['runtime_left_hipport']}, hipify {totals['runtime_left_hipify']}")
-    print(f"warp-size findings (hipify reports none): {totals['warp_findings']} in "
-          f"{totals['files_with_warp_findings']} files; {elapsed:.1f}s")
+        print(
+            f"{totals['agree_unspaced']} more differ only where hipify leaves a `#  include` (spaces after #) "
+            f"as written, which its include rewrite does not read: with those lines written `#include`, "
+            f"{both} of {n} agree ({100.0 * both / n:.1f}%)"
+        )
+    print(
+        f"cudaX names left in code (comments aside): hipport {totals['runtime_left_hipport']}, "
+        f"hipify {totals['runtime_left_hipify']}"
+    )
+    print(
+        f"warp-size findings (hipify reports none): {totals['warp_findings']} in "
+        f"{totals['files_with_warp_findings']} files; {elapsed:.1f}s"
+    )
     if args.json:
         args.json.write_text(json.dumps({"totals": totals, "repositories": repositories, "files": rows}, indent=1))
     agreeing = totals["agree"] + totals["agree_unspaced"]

@@ -131,7 +131,7 @@ def overlaid(rules: RuleSet, dialect: Dialect, target: Version) -> RuleSet:
         merged.headers = {**merged.headers, **layer.headers}
         merged.macros = {**merged.macros, **layer.macros}
         merged.namespaces = {**merged.namespaces, **layer.namespaces}
-    merged.names = OverlaidNames(names, rules.names)
+    merged.names = OverlaidNames(names, rules.names)  # type: ignore[assignment]  # read like the NameTable it wraps
     firsts = {cuda.split("::", 1)[0] for cuda in merged.qualified}
     merged.vocabulary = rules.vocabulary | {*names, *merged.macros, *merged.namespaces, *firsts}
     merged.scan_memo = {}  # the scanner's answers differ now: never share the base set's
