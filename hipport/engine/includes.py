@@ -118,7 +118,7 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
     roc = options.roc and header.roc is not None
     path = header.roc if roc else header.hip
     if header.rename_words and path is not None and header.cuda.endswith("/"):
-        path += _renamed_words(site.path[len(header.cuda) :], header.rename_words)
+        path += renamed_words(site.path[len(header.cuda) :], header.rename_words)
     target = options.hip_version or rules.newest_hip
     if header.added and not roc and target < parse_version(header.added):
         if header.older:
@@ -153,7 +153,7 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
     return path
 
 
-def _renamed_words(rest: str, words: tuple[str, ...]) -> str:
+def renamed_words(rest: str, words: tuple[str, ...]) -> str:
     """The path below a rename_words directory rule as a ROCm PyTorch names it (CUDAContext.h ->
     HIPContext.h with "CUDA=HIP", detail/ stays)."""
     for word in words:
