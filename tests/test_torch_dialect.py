@@ -116,3 +116,46 @@ def test_generated_pytorch_rules_carry_pytorchs_notice():
         text = (ROOT / "rules" / "generated" / name).read_text(encoding="utf-8")
         header = text[: text.index("\nschema = ")]
         assert "tools/gen_torch_rules.py" in header and "Redistribution and use in source and binary forms" in header
+
+
+EXTENSION = b"""#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+namespace mylib { cudaStream_t getCurrentCUDAStream(); }
+#define CURRENT at::cuda::getCurrentCUDAStream()
+void f(at::Tensor t) {
+  c10::cuda::CUDAGuard guard(t.device());
+  at::cuda::OptionalCUDAGuard optional(t.device());
+  auto s = at :: cuda :: getCurrentCUDAStream();
+  auto mine = mylib::getCurrentCUDAStream();
+  c10::cuda::CUDACachingAllocator::emptyCache();
+}
+"""
+
+
+def _port(version: str):
+    return port_source(EXTENSION, load_rules(), Options(dialect_versions=(("pytorch", version),)))
+
+
+def test_qualified_pytorch_names_are_counted_where_a_rocm_pytorch_keeps_them():
+    result = _port("2.13")
+    names = result.converted_names
+    # the last part of a name under at::cuda / c10::cuda is PyTorch's, whatever the spaces around ::
+    assert names["CUDAGuard"] == 1 and names["OptionalCUDAGuard"] == 1 and names["CUDACachingAllocator"] == 1
+    assert names["getCurrentCUDAStream"] == 2  # the #define's and the spaced one; mylib's is the project's
+    assert b"c10::cuda::CUDAGuard guard" in result.output and b"mylib::getCurrentCUDAStream()" in result.output
+
+
+def test_qualified_pytorch_names_take_the_masquerading_spelling_before_2_11():
+    output = _port("2.10").output
+    # c10::cuda -> c10::hip, then CUDAGuard -> HIPGuardMasqueradingAsCUDA, as hipify 1.x reads it
+    assert b"c10::hip::HIPGuardMasqueradingAsCUDA guard" in output
+    assert b"at::hip::OptionalHIPGuardMasqueradingAsCUDA optional" in output
+    assert b"#define CURRENT at::hip::getCurrentHIPStreamMasqueradingAsCUDA()" in output
+    assert b"c10::hip::HIPCachingAllocatorMasqueradingAsCUDA::emptyCache()" in output
+    assert b"mylib::getCurrentCUDAStream()" in output  # another namespace's: not PyTorch's
+
+
+def test_a_name_pytorch_lacks_is_reported_under_its_namespace():
+    source = b"#include <ATen/cudnn/Handle.h>\nvoid f() { auto h = at::native::getCudnnHandle(); }\n"
+    result = port_source(source, load_rules(), Options())
+    assert [f.code for f in result.findings if f.name == "getCudnnHandle"] == ["HP101"]

@@ -11,8 +11,7 @@ from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
 from hipport.engine.platform_calls import platform_casts, uncast_arguments
 from hipport.engine.pointer_types import pointer_type_edit
-from hipport.engine.port_state import PortState
-from hipport.engine.qualified import by_first_name, qualified_match
+from hipport.engine.qualified import QualifiedSteps
 from hipport.engine.warp import plan_rewrite
 from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
 from hipport.ruleset.argrules import ArgumentRule
@@ -27,14 +26,14 @@ _USE, _DECLARATION, _NAMESPACE, _MARKER = Role.USE, Role.DECLARATION, Role.NAMES
 _PLATFORM_NAMES = {"amd": "AMD", "nvidia": "NVIDIA"}
 
 
-class NameRuleSteps(PortState):
+class NameRuleSteps(QualifiedSteps):
     def _name(self, site: NameSite, declared_elsewhere: frozenset[str]) -> None:
         rules = self.rules
         name = site.name
         role = site.role
         if self.dropped and self._dropped(site.start):
             return
-        if rules.qualified and self._qualified(site):
+        if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
             self.uses_device_code = True
@@ -104,24 +103,6 @@ class NameRuleSteps(PortState):
                 name,
                 f"'{name}' looks like a CUDA API but no rule maps it; port it by hand",
             )
-
-    def _qualified(self, site: NameSite) -> bool:
-        """A dialect's qualified rewrite from this name on (engine/qualified.py); True: nothing more
-        to do here (it was rewritten, or lies in a span rewritten already)."""
-        if site.start < self.qualified_end:
-            return True
-        if self.qualified_index is None:
-            self.qualified_index = by_first_name(self.rules.qualified)
-        candidates = self.qualified_index.get(site.name)
-        found = qualified_match(self.source, site.start, candidates) if candidates else None
-        if found is None:
-            return False
-        end, rule = found
-        self.qualified_end = end
-        self.result.converted[rule.library] += 1
-        self.result.converted_names[rule.cuda] += 1
-        self.edits.append(Edit(site.start, end, encoded_name(rule.hip or rule.cuda)))
-        return True
 
     def _roc_target(self, site: NameSite, rule: NameRule) -> bool:
         """Whether --roc's spelling applies here (rules/roc-types.toml: value types only in host

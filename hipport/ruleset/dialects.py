@@ -41,6 +41,7 @@ class Dialect:
     title: str = ""
     detect_includes: tuple[str, ...] = ()
     detect_build: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()  # namespaces whose members are the dialect's names (at, c10)
     layers: list[DialectLayer] = field(default_factory=list)
 
     @property
@@ -66,6 +67,7 @@ def add_layer(ruleset: RuleSet, data: dict, layer: RuleSet) -> None:
     dialect.title = data.get("dialect_title", dialect.title)
     dialect.detect_includes += tuple(data.get("detect_includes", ()))
     dialect.detect_build += tuple(data.get("detect_build", ()))
+    dialect.scopes += tuple(data.get("qualified_scopes", ()))
     dialect.layers.append(
         DialectLayer(
             data.get("dialect_since"),
@@ -132,8 +134,10 @@ def overlaid(rules: RuleSet, dialect: Dialect, target: Version) -> RuleSet:
         merged.macros = {**merged.macros, **layer.macros}
         merged.namespaces = {**merged.namespaces, **layer.namespaces}
     merged.names = OverlaidNames(names, rules.names)  # type: ignore[assignment]  # read like the NameTable it wraps
+    merged.dialect_names = names
+    merged.dialect_scopes = frozenset(dialect.scopes)
     firsts = {cuda.split("::", 1)[0] for cuda in merged.qualified}
-    merged.vocabulary = rules.vocabulary | {*names, *merged.macros, *merged.namespaces, *firsts}
+    merged.vocabulary = rules.vocabulary | {*names, *merged.macros, *merged.namespaces, *firsts, *dialect.scopes}
     merged.scan_memo = {}  # the scanner's answers differ now: never share the base set's
     merged.digest = f"{rules.digest}:{dialect.name}:{'.'.join(map(str, target))}"
     merged.dialects = {}  # an overlaid set is not overlaid again

@@ -190,6 +190,9 @@ TOP_LEVEL = {
     "dialect_facts": STR,
     "detect_includes": STR_LIST,
     "detect_build": STR_LIST,
+    # the namespaces a dialect declares its names in: the last part of a name qualified by one of
+    # them (at::cuda::getCurrentCUDAStream) is looked up in the dialect's names
+    "qualified_scopes": STR_LIST,
 }
 
 SEVERITIES = {"error", "warning", "info"}

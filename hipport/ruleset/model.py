@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -194,6 +195,10 @@ class RuleSet:
     # name -> a dialect's rules (PyTorch's CUDA API), applied to the code it recognises (ruleset/dialects.py)
     dialects: dict[str, Dialect] = field(default_factory=dict)
     qualified: dict[str, NameRule] = field(default_factory=dict)  # a dialect's A::b rewritten whole
+    # set on a rule set overlaid by a dialect: its own name rules, looked up for the last part of a
+    # name qualified by one of its namespaces (at::cuda::getCurrentCUDAStream), and those namespaces
+    dialect_names: Mapping[str, NameRule] = field(default_factory=dict)
+    dialect_scopes: frozenset[str] = frozenset()
     digest: str = ""
     # derived, rebuilt by finish()
     vocabulary: frozenset[str] = frozenset()
