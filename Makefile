@@ -127,7 +127,9 @@ corpus: $(STAMP) bytecode hipcc
 # PyTorch extensions (bench/torch_ext.py): hipport's port against PyTorch's hipify (extension mode)
 # on every file of TORCH_EXT_CORPUS (extension repositories, one directory each; docs/pytorch.md
 # says how to get them) that includes a PyTorch CUDA header. TORCH_PYTHON: a venv's Python with
-# torch, made here when missing (PyTorch is needed by this target only).
+# torch, made here when missing (PyTorch is needed by this target only). TORCH_EXT_FLAGS: e.g.
+# --release /tmp/torchwheels/v2.10.0/torch (an older release's hipify against --torch-version 2.10),
+# -v, --json FILE. The gate: files that agree, plus those bench/torch_ext_reviewed.toml lists, >= 95%.
 TORCH_EXT_CORPUS ?= /tmp/torch-ext-corpus
 TORCH_PYTHON ?= /tmp/torchvenv/bin/python
 torch-ext: $(STAMP)
