@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 HIP_PKGS := hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev cmake git
 BROWSER_PKGS := chromium chromium-driver
-# clang's CUDA headers for --parser clang: the libclang wheel ships none (see hipport/parse/clang_env.py)
+# clang's CUDA headers for --parser clang: the libclang wheel ships none (see hipport/parse/clang/env.py)
 CLANG_PKGS := libclang-common-16-dev
 CLANG_WRAPPER := /usr/lib/llvm-16/lib/clang/16/include/__clang_cuda_runtime_wrapper.h
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -142,16 +142,30 @@ TORCH_RELEASES ?= /tmp/torchwheels
 torch-rules: $(STAMP)
 	$(BIN)/python tools/gen_torch_rules.py $(foreach d,$(wildcard $(TORCH_RELEASES)/*/torch),--torch $(d))
 
-# cuda-samples on a GPU (bench/gpu_corpus.py): gpu-corpus-port ports it here (--hip-version 6.3)
-# into bench/gpu-corpus/ with copies of the samples and HIP's NVIDIA headers; on the GPU machine
-# (python3, click, nvcc; not hipport's other dependencies) `make gpu-corpus` builds every port and
-# its CUDA original with nvcc, runs both and prints how many of the originals that run the port agrees with.
+# CUDA programs on a GPU (bench/gpu_corpus.py; docs/gpu.md): gpu-corpus-port ports cuda-samples and
+# examples/ here (--hip-version 6.3) into $(GPU_WORK) beside copies of them and HIP's NVIDIA headers;
+# CORPUS=../shared/corpora/hecbench ports that corpus instead, dealt into GPU_SPLIT suites (each within
+# one GPU call; GPU_SUITE=hecbench-1 runs one). On the GPU
+# machine (python3, click, nvcc; not hipport's other dependencies) `make gpu-corpus` builds every port
+# and its CUDA original with nvcc, runs both with the arguments of the program's build, and prints how
+# many of the originals that run the port agrees with. Ports that call HIP's libraries need them built
+# for NVIDIA: HIP_LIBS=DIR-or-.tar.gz (bench/gpu_libs.py's output), or ROCM_SOURCES=the tarball of
+# their sources (bench/gpu_libs.py stage) to build them there first.
 GPU_JOBS ?= 16
+GPU_WORK ?= bench/gpu-corpus
+GPU_SPLIT ?= 2
+GPU_CORPUS = $(filter-out %/cuda-samples %/cuda-samples/,$(CORPUS))
+GPU_TIMEOUT ?= $(if $(GPU_CORPUS),20,60)
+HIP_LIBS ?=
+ROCM_SOURCES ?=
+GPU_SUITE ?=
+GPU_SUITES = $(if $(GPU_SUITE),--suite $(GPU_SUITE) $(if $(GPU_CORPUS),--once),$(if $(GPU_CORPUS),$(foreach i,$(shell seq $(GPU_SPLIT)),--suite $(notdir $(GPU_CORPUS))-$(i)) --once,--suite cuda-samples --suite examples))
 gpu-corpus-port: $(STAMP)
-	$(BIN)/python bench/gpu_corpus.py port
+	$(BIN)/python bench/gpu_corpus.py port $(GPU_WORK) $(if $(GPU_CORPUS),--corpus $(GPU_CORPUS) --split $(GPU_SPLIT))
 gpu-corpus:
-	@test -d bench/gpu-corpus/out || { echo "gpu-corpus: run 'make gpu-corpus-port' first (on the dev machine)"; exit 2; }
-	python3 bench/gpu_corpus.py run -j $(GPU_JOBS)
+	@test -d $(GPU_WORK)/HIP-nvidia || { echo "gpu-corpus: run 'make gpu-corpus-port' first (on the dev machine)"; exit 2; }
+	python3 bench/gpu_corpus.py run $(GPU_WORK) -j $(GPU_JOBS) --timeout $(GPU_TIMEOUT) $(GPU_SUITES) \
+		$(if $(HIP_LIBS),--hip-libs $(HIP_LIBS)) $(if $(ROCM_SOURCES),--build-libs $(ROCM_SOURCES))
 
 # Fuzzing (tests/fuzz/): CI runs a few hundred examples; this runs the hypothesis tests with
 # FUZZ_EXAMPLES examples each, the 100 MB inputs, then atheris for FUZZ_SECONDS (when it installs).

@@ -25,7 +25,7 @@ class Options:
     compile_commands: Path | None = None  # compile_commands.json, or the build directory holding it
     clang_args: tuple[str, ...] = ()  # extra flags for every clang parse
     cuda_path: Path | None = None  # None: CUDA_PATH, CUDA_HOME, then /usr/local/cuda
-    fix_warp_size: bool = False  # apply the warp-size lints' provably safe fixes (engine/warp_fix.py)
+    fix_warp_size: bool = False  # apply the warp-size lints' provably safe fixes (engine/warp/fix.py)
     platform: str = "both"  # "amd": AMD-only HIP spellings are fine (no HP441)
     # dialects the build chose for every file (a CUDAExtension's sources are PyTorch's), and the
     # release of each a port targets ("pytorch", "2.10"): rules/README.md, Dialects

@@ -44,7 +44,7 @@ def port_bytes(
     """Port bytes read from path (the parser backend may need the file itself), shown as display."""
     if options.mode == "shim":
         # Imported here: only --mode shim needs it, and a pre-commit check's start-up should not pay for it.
-        from hipport.engine.shim_mode import convert_file_result
+        from hipport.engine.port.shim_mode import convert_file_result
 
         return convert_file_result(source, rules, options, path=display, declared_elsewhere=declared)
     return port_source(

@@ -134,7 +134,7 @@ def project_include_dirs(
     it they are CUDA's, a library's or the system's, whose macros are not the project's)."""
     dirs = [Path(os.path.abspath(root)), *(Path(os.path.abspath(d)) for d in extra)]
     if compile_commands is not None:
-        from hipport.parse import compdb
+        from hipport.toolchain import compdb
 
         try:
             entries = compdb.load(compile_commands)

@@ -1,4 +1,4 @@
-"""A big file is parsed in pieces (hipport.parse.ts_chunks); the pieces must read as the whole does.
+"""A big file is parsed in pieces (hipport.parse.treesitter.chunks); the pieces must read as the whole does.
 
 Every fixture, the benchmark corpus and its big generated file are classified
 twice: whole, and cut into pieces far smaller than real ones (so that every cut
@@ -19,7 +19,7 @@ from conftest import CASES, LINT_CASES
 from hipport.options import Options
 from hipport.parse.scan import scan
 from hipport.parse.treesitter import TreeSitterBackend
-from hipport.parse.ts_chunks import NoSafeCut, chunk_trees
+from hipport.parse.treesitter.chunks import NoSafeCut, chunk_trees
 from hipport.engine.port import port_source
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
@@ -188,7 +188,7 @@ def test_a_huge_function_is_cut_between_its_statements(source, rules, cuts):
 ], ids=["local", "parameter"])
 def test_a_function_whose_local_hides_a_name_is_parsed_whole(source, rules, cuts, monkeypatch):
     # The piece after the cut sees the function close on borrowed text, so a local's reach
-    # would end there: ts_scopes gives up on the pieces and the file is parsed whole.
+    # would end there: parse.treesitter.scopes gives up on the pieces and the file is parsed whole.
     results = []
     in_chunks = treesitter._parse_in_chunks
     monkeypatch.setattr(treesitter, "_parse_in_chunks", lambda *a: results.append(in_chunks(*a)) or results[-1])

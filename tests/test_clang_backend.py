@@ -22,8 +22,8 @@ from hipport import api
 from hipport.cli import main
 from hipport.options import Options
 from hipport.parse import make_backend
-from hipport.parse.clang_env import find_cuda, find_resource_dir, libclang_problem
-from hipport.parse.compdb import CompileDatabaseError, load, translate
+from hipport.parse.clang.env import find_cuda, find_resource_dir, libclang_problem
+from hipport.toolchain.compdb import CompileDatabaseError, load, translate
 from hipport.parse.scan import scan
 from hipport.parse.sites import ParsedFile, PastedNameSite
 from hipport.parse.treesitter import TreeSitterBackend

@@ -164,7 +164,7 @@ def test_convert_fix_warp_size_on_the_command_line_says_what_it_changed(tmp_path
 def test_a_compile_database_gives_macros_and_include_paths_inside_the_port(tmp_path):
     import json
 
-    from hipport.parse.compdb import load
+    from hipport.toolchain.compdb import load
     from hipport.run.execute import _database_flags
     from hipport.run.programs import Program
 

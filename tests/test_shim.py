@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from hipport.cli import main
-from hipport.engine.shim_mode import shim_source
+from hipport.engine.port.shim_mode import shim_source
 from hipport.shim import generate_shim, names_not_covered
 from hipport.shim.render import hip_version_number
 from hipport.verify import find_hipcc

@@ -4,9 +4,11 @@ CUDA code writes `struct cudaGraphicsResource *r`: in CUDA the tag and the type 
 HIP 5.2 declares `typedef struct _hipGraphicsResource hipGraphicsResource;`, so
 `struct hipGraphicsResource` does not compile. The port drops the keyword before such a name
 (hipport/engine/elaborated.py). This writes rules/hip-typedefs.toml: the rule targets (rename
-`hip` values) that the installed HIP's headers declare that way.
+`hip` values) that the installed HIP's headers declare that way, on AMD or, with --nvidia-include
+(HIP's NVIDIA headers), on NVIDIA (`typedef struct cudaFuncAttributes hipFuncAttributes;`): a port
+builds on both, and the name without the keyword compiles on both.
 
-    python tools/hip_typedefs.py [--include /usr/include]
+    python tools/hip_typedefs.py [--include /usr/include] [--nvidia-include ../shared/vendor/HIP-nvidia/include]
 """
 from __future__ import annotations
 
@@ -61,10 +63,12 @@ def render(version: str, include: Path, names: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--include", type=Path, default=Path("/usr/include"))
+    parser.add_argument("--nvidia-include", type=Path, default=ROOT.parent / "shared" / "vendor" / "HIP-nvidia" / "include")
     args = parser.parse_args()
-    # the AMD platform's headers: nvidia_detail declares the same names for the CUDA platform
+    # the AMD platform's headers, then nvidia_detail's declarations of the same names for NVIDIA
     headers = [p for p in sorted((args.include / "hip").rglob("*.h"))
                if not {"nvidia_detail", "nvcc_detail"} & set(p.parts)]
+    headers += sorted((args.nvidia_include / "hip" / "nvidia_detail").glob("*.h"))
     text = "\n".join(p.read_text(errors="replace") for p in headers)
     targets = {rule.hip for rule in load_rules(use_cache=False).names.values() if rule.hip}
     names = sorted(typedefs_of_other_tags(text) & targets)

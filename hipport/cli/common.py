@@ -46,8 +46,8 @@ def _parser_options(
     import dataclasses
 
     from hipport.parse import make_backend
-    from hipport.parse.clang_env import ClangSetupError
-    from hipport.parse.compdb import CompileDatabaseError
+    from hipport.parse.clang.env import ClangSetupError
+    from hipport.toolchain.compdb import CompileDatabaseError
 
     if parser == "treesitter" and (compile_commands or clang_args or cuda_path):
         raise click.UsageError("-p, --clang-arg and --cuda-path need --parser clang or auto")

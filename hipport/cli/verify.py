@@ -116,6 +116,30 @@ from hipport.cli.common import _fail, _load_rules
     metavar="REL",
     help="With --compare: relative tolerance for numbers.",
 )
+@click.option(
+    "--args",
+    "program_args",
+    metavar="'ARG ...'",
+    help="With --run: run every program with these arguments (one shell-quoted string). Without it, "
+    "each program runs as its own build runs it: the command lines of its Makefile's run: target "
+    "(`$(LAUNCHER) ./$(program) 10000 200` gives 10000 200; several lines run in turn, as make does), "
+    "else its CMakeLists.txt's add_test; with --compare-original, the original's build files, and "
+    "both sides get the same arguments. A Makefile also gives the program's units (its link rule, "
+    "source =) and its -std, -D and -I.",
+)
+@click.option(
+    "--hip-libs",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="With --run --platform nvidia: HIP's libraries built for NVIDIA (bench/gpu_libs.py's prefix: "
+    "include/ and lib/): the ports build against their headers and link those they include.",
+)
+@click.option(
+    "--once",
+    is_flag=True,
+    help="With --compare-original: run each side once, not twice (what varies from run to run, such as "
+    "timings, is then left out only by --ignore-lines); for suites of long benchmarks.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="With --run: say what the run step bridged.")
 def verify(path: Path, **flags) -> None:
     """Compile ported sources under PATH (no GPU needed): with hipcc -fsyntax-only (AMD, the
@@ -145,7 +169,7 @@ def verify(path: Path, **flags) -> None:
         _fail(f"{report_path}: no such file or directory")
     tools, config = tool_settings(path, flags)
     if flags["run_programs"]:
-        from hipport.run.command import verify_run
+        from hipport.cli.verify_run import verify_run
 
         settings = run_settings(tools, flags)
         sys.exit(

@@ -24,7 +24,7 @@ def tool_settings(path: Path, flags: dict):
         _fail(str(exc))
     database = None
     if flags["compile_commands"] is not None:
-        from hipport.parse.compdb import CompileDatabaseError, load
+        from hipport.toolchain.compdb import CompileDatabaseError, load
 
         try:
             database = load(flags["compile_commands"])
@@ -46,14 +46,26 @@ def tool_settings(path: Path, flags: dict):
 
 
 def run_settings(tools, flags: dict):
+    import shlex
+
     from hipport.run.settings import RunSettings
 
+    hip_libs = flags.get("hip_libs")
+    if hip_libs is not None and not (hip_libs / "include").is_dir():
+        _fail(f"--hip-libs: {hip_libs}: no include/ here (bench/gpu_libs.py build writes include/ and lib/)")
+    try:
+        args = None if flags.get("program_args") is None else tuple(shlex.split(flags["program_args"]))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--args") from None
     return RunSettings(
         timeout=flags["timeout"],
         compare=flags["compare"],
         rel_tol=flags["tolerance"],
         compare_original=flags["compare_original"],
         ignore=flags["ignore_lines"],
+        hip_libs=hip_libs.resolve() if hip_libs is not None else None,
+        args=args,
+        once=flags.get("once", False),
         tools=tools,
     )
 

@@ -84,7 +84,7 @@ class NameSite:
     # A precise backend resolved this use to the CUDA toolkit's declaration, so a
     # same-named declaration elsewhere in the file (an overload, say) does not shadow it.
     resolved: bool = False
-    # A declaration of the file's own is in scope here (hipport.parse.ts_scopes), so the name
+    # A declaration of the file's own is in scope here (hipport.parse.treesitter.scopes), so the name
     # means the user's entity and is left alone.
     shadowed: bool = False
 

@@ -43,28 +43,28 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # one of NAMES in a preprocessor test; presence tests (#ifdef, defined())
     # can take FIX; with NEWEST (a condition true where the macro is undefined but code
     # should count as newer than any of its values) comparisons and bare value tests can too
-    # (hipport/parse/lint_macro.py); a use in code is VALUE_SEVERITY
+    # (hipport/parse/treesitter/lints/macro.py); a use in code is VALUE_SEVERITY
     "macro-test": (frozenset({"names"}), frozenset({"newest", "value_severity"})),
     # member NAMES of a variable this file declares with one of RECEIVERS as type
     "member": (frozenset({"names", "receivers"}), frozenset({"hip"})),
     # a <<<>>> launch inside __global__ or __device__ code
     "device-launch": (frozenset(), frozenset()),
     # NAMES.x/.y/.z (HIP's coordinate objects) as an argument of a call matching
-    # CALLS, or as the whole initialiser of an auto variable (hipport/parse/lint_semantic.py)
+    # CALLS, or as the whole initialiser of an auto variable (hipport/parse/treesitter/lints/semantic.py)
     "coordinate-member": (frozenset({"names", "calls"}), frozenset()),
     # the whole NAMES object initialising a variable of one of TYPES
     "coordinate-struct": (frozenset({"names", "types"}), frozenset()),
     # a variable or parameter of one of the handle types NAMES (or a cast to one)
-    # used as an operand of a binary operator matching TEXT (hipport/parse/lint_semantic.py)
+    # used as an operand of a binary operator matching TEXT (hipport/parse/treesitter/lints/semantic.py)
     "handle-arithmetic": (frozenset({"names", "text"}), frozenset()),
     # a free, non-template operator matching TEXT on one of the vector types NAMES,
-    # which HIP's own member operators make ambiguous (hipport/engine/semantic_vector.py)
+    # which HIP's own member operators make ambiguous (hipport/lints/vector_operator.py)
     "vector-operator": (frozenset({"names", "text"}), frozenset()),
     # argument N of a call to NAMES is a variable its function declares with one of TYPES: a
     # pointer to one with POINTER (`T *p` passed as p or p + i, `T v` passed as &v), else a value
     "argument-type": (frozenset({"names", "argument", "types"}), frozenset({"pointer"})),
     # a file-scope definition of function NAMES whose first parameter points to one of TYPES,
-    # which HIP's headers already define (hipport/engine/semantic_overload.py)
+    # which HIP's headers already define (hipport/lints/own_overload.py)
     "own-overload": (frozenset({"names", "types"}), frozenset()),
 }
 # Every lint also has: code and message (words {name}, {target}, {added}, {hip}),

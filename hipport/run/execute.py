@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hipport.run.bridge import bridge_source
-from hipport.run.compare import compare_with_reference, decoded, output_tail
+from hipport.run.compare import compare_with_reference, output_tail
+from hipport.run.invoke import run_program
 from hipport.run.programs import Program, find_programs
 from hipport.run.runtime import precompiled_prelude, runtime_headers
 from hipport.run.settings import RunSettings, relocate
@@ -51,7 +52,7 @@ def run_tree(
     on_result: Callable[[RunResult], None] | None = None,
 ) -> list[RunResult]:
     """Build and run every program under root (a ported file or tree); results in program order."""
-    programs = find_programs(root)
+    programs = find_programs(root, args=settings.args)
     if not programs:
         return []
     with _scratch() as scratch:
@@ -146,28 +147,18 @@ def _run_one(
             result.detail = "build failed: " + first.replace(str(copy) + "/", "")
             result.tail = output_tail(output.replace(str(copy) + "/", ""))
         return result
-    started = time.perf_counter()
-    try:
-        ran = subprocess.run(
-            [str(binary)],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=settings.timeout,
-            cwd=copy / program.directory,
-        )
-    except subprocess.TimeoutExpired as exc:
-        result.run_seconds = time.perf_counter() - started
+    ran = run_program(binary, copy / program.directory, program.runs, settings.timeout)
+    result.run_seconds = ran.seconds
+    result.tail = output_tail(ran.output)
+    if ran.timed_out:
         result.detail = f"still running after {settings.timeout:g} s"
-        result.tail = output_tail(decoded(exc.stdout) + decoded(exc.stderr))
         return result
-    result.run_seconds = time.perf_counter() - started
-    result.tail = output_tail(ran.stdout + ran.stderr)
-    if ran.returncode != 0:
-        result.detail = f"exit status {ran.returncode}" if ran.returncode > 0 else f"killed by signal {-ran.returncode}"
+    if ran.exit_status != 0:
+        status = ran.exit_status or 0
+        result.detail = f"exit status {status}" if status > 0 else f"killed by signal {-status}"
         return result
     if settings.compare:
-        detail = _compare(program, root, ran.stdout, settings)
+        detail = _compare(program, root, ran.output, settings)
         if detail:
             result.detail = detail
             return result

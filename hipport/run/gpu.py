@@ -30,11 +30,12 @@ from pathlib import Path
 from hipport.run.compare import (
     TAIL_LINES,
     compare_with_reference,
-    decoded,
     difference,
     output_tail,
     same_lines_reordered,
 )
+from hipport.run.invoke import described, run_program
+from hipport.run.libraries import available, included_libraries, library_flags
 from hipport.run.programs import Program, find_programs
 from hipport.run.settings import RunSettings, relocate
 from hipport.toolchain import Command
@@ -42,7 +43,7 @@ from hipport.toolchain.compilers import Nvcc
 
 BUILD_TIMEOUT = 600
 DIFF_LINES = 24
-GPU_RUNS_AT_ONCE = 4  # builds take every job; a single GPU runs a few programs side by side
+GPU_RUNS_AT_ONCE = 8  # builds take every job; a single GPU runs a few programs side by side
 ORIGINAL_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".hip")  # convert --rename made .cu files .hip
 
 
@@ -73,15 +74,19 @@ class GpuResult:
     port: Side = field(default_factory=Side)
     original: Side | None = None
     diff: str = ""
+    libraries: tuple[str, ...] = ()  # HIP's libraries the port links (--hip-libs)
 
     def as_json(self) -> dict:
         return {
             "program": self.program.name,
+            "runs": described(self.program.runs) if self.program.runs else "",
+            "runs_from": self.program.origin,
             "status": self.status,
             "detail": self.detail,
             "port": self.port.as_json(),
             "original": self.original.as_json() if self.original is not None else None,
             "diff": self.diff,
+            "libraries": list(self.libraries),
         }
 
 
@@ -118,10 +123,10 @@ def run_on_gpu(
     has_gpu: bool | None = None,
 ) -> list[GpuResult]:
     """Build (and, with a GPU, run) every program under root; results in program order."""
-    programs = find_programs(root)
+    source = run.compare_original
+    programs = find_programs(root, source, run.args)
     base = root if root.is_dir() else root.parent
     gpu = gpu_present() if has_gpu is None else has_gpu
-    source = run.compare_original
     original = toolchain.original(relocate(toolchain.settings.include_dirs, base, source)) if source else None
     gate = threading.Semaphore(GPU_RUNS_AT_ONCE)
     scratch = Path(tempfile.mkdtemp(prefix="hipport-gpu-"))
@@ -143,30 +148,35 @@ def run_on_gpu(
 
 
 def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) -> GpuResult:
-    binary_name = program.units[0].name.split(".")[0]
+    binary_name = program.binary_name
     folder = scratch / re.sub(r"[^\w.-]", "_", program.name)
     result = GpuResult(program, "BUILD-FAIL")
     units = [base / u for u in program.units]
-    dirs = (base / program.directory, base)
-    result.port = _build(toolchain.build_command(units, folder / "port" / binary_name, dirs))
+    libraries = (run.hip_libs / "include",) if run.hip_libs is not None else ()
+    dirs = (base / program.directory, base, *libraries)
+    port = toolchain.build_command(units, folder / "port" / binary_name, dirs)
+    result.libraries = tuple(included_libraries(base, program, available(run.hip_libs)))
+    extra = _program_flags(program, base) + library_flags(run.hip_libs, list(result.libraries))
+    result.port = _build(Command((*port.argv, *extra), port.env))
     if original is not None:  # built and run even when the port fails: the benchmark counts the originals
         found = original_units(program, source)
         if found is None:
             result.detail = f"original: no CUDA source for {program.name} under {source}"
             return result
         odirs = (source / program.directory, source)
-        result.original = _build(original.build_command(found, folder / "original" / binary_name, odirs))
+        built = original.build_command(found, folder / "original" / binary_name, odirs)
+        result.original = _build(Command((*built.argv, *_program_flags(program, source)), built.env))
     sides = [("port", result.port, base)] + ([("original", result.original, source)] if result.original else [])
     unbuilt = [f"{name}: {side.build_error}" for name, side, _ in sides if not side.built]
     if gpu:
         with gate:
             for name, side, tree in sides:
                 if side.built:
-                    _execute(side, folder / name / binary_name, tree / program.directory, run.timeout)
+                    _execute(side, folder / name / binary_name, tree / program.directory, run.timeout, program)
             for name, side, tree in sides:  # each again: what varies between its runs is not compared
-                if side.built and not side.timed_out:
+                if side.built and not side.timed_out and not run.once:
                     again = Side(built=True)
-                    _execute(again, folder / name / binary_name, tree / program.directory, run.timeout)
+                    _execute(again, folder / name / binary_name, tree / program.directory, run.timeout, program)
                     side.output_again = again.output if again.exit_status == side.exit_status else None
     if unbuilt:
         result.detail = "; ".join(unbuilt)
@@ -200,24 +210,18 @@ def _build(command: Command) -> Side:
     return side
 
 
-def _execute(side: Side, binary: Path, cwd: Path, timeout: float) -> None:
-    started = time.perf_counter()
-    try:
-        ran = subprocess.run(
-            [f"./{binary.name}"],
-            executable=str(binary),
-            capture_output=True,
-            cwd=cwd,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as exc:
-        side.timed_out, side.output = True, decoded(exc.stdout) + decoded(exc.stderr)
-    except OSError as exc:
-        side.exit_status, side.output = 127, f"cannot start: {exc}"
-    else:
-        side.exit_status, side.output = ran.returncode, decoded(ran.stdout) + decoded(ran.stderr)
-    side.run_seconds = round(time.perf_counter() - started, 2)
+def _program_flags(program: Program, tree: Path) -> tuple[str, ...]:
+    """What the program's build file adds: its flags (a relative -I from its folder in tree) and nvcc's."""
+    folder = tree / program.directory
+    relative = [f.startswith("-I") and not Path(f[2:]).is_absolute() for f in program.flags]
+    flags = [f"-I{folder / f[2:]}" if near else f for f, near in zip(program.flags, relative)]
+    return (*flags, *program.nvcc_flags)
+
+
+def _execute(side: Side, binary: Path, cwd: Path, timeout: float, program: Program) -> None:
+    ran = run_program(binary, cwd, program.runs, timeout)
+    side.exit_status, side.timed_out, side.output = ran.exit_status, ran.timed_out, ran.output
+    side.run_seconds = ran.seconds
 
 
 def _judge(result: GpuResult, program: Program, base: Path, run) -> None:

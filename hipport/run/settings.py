@@ -16,6 +16,9 @@ class RunSettings:
     abs_tol: float = 1e-8
     compare_original: Path | None = None  # the CUDA tree the port came from (NVIDIA: build and run both)
     ignore: str | None = None  # a regular expression: output lines it finds are not compared (timings)
+    hip_libs: Path | None = None  # HIP's libraries built for NVIDIA: include/ and lib/ (bench/gpu_libs.py)
+    args: tuple[str, ...] | None = None  # every program's command line (--args); None: its build file's
+    once: bool = False  # each side runs once: what varies from run to run is then left to `ignore`
     tools: ToolSettings = field(default_factory=ToolSettings)  # compilers, headers, -I, -D, -p, jobs
 
     @property

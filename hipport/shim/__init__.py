@@ -5,7 +5,7 @@ one header that, under HIP, includes the HIP headers and aliases exactly the
 CUDA names the project uses. This module finds those names (as code, through
 the parser, never in comments or strings), plans the header, writes it only
 when its content changes, and tells a pre-commit hook which new names the header misses.
-Rewriting one source to include the header (`convert --mode shim`) is hipport.engine.shim_mode.
+Rewriting one source to include the header (`convert --mode shim`) is hipport.engine.port.shim_mode.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from hipport.analysis import source_files
 from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.writer import write_atomic
-from hipport.engine.shim_mode import file_use, is_shim_header, neutral_vocabulary
+from hipport.engine.port.shim_mode import file_use, is_shim_header, neutral_vocabulary
 from hipport.project import ProjectHeaders
 from hipport.ruleset.model import RuleSet
 from hipport.shim.plan import ShimPlan, Usage, plan_shim

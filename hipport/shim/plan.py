@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from hipport.engine.shim_mode import BASE_LIBRARIES, FileUse, Use, neutral_name
-from hipport.engine.warp_fallback import warp_fallback
+from hipport.engine.port.shim_mode import BASE_LIBRARIES, FileUse, Use, neutral_name
+from hipport.engine.warp.fallback import warp_fallback
 from hipport.ruleset.model import NameRule, RuleSet
 from hipport.versions import Version, parse_version
 
@@ -44,7 +44,7 @@ class Entry:
     form: "typedef" (a type name, never used as `struct X`), "define", "namespace",
     "same" (HIP spells it the same; only a version guard), "error" (no HIP
     equivalent) or "warp" (a builtin newer than the target; fallback is the
-    wrapper for older HIP, None when there is none; see hipport.engine.warp_fallback).
+    wrapper for older HIP, None when there is none; see hipport.engine.warp.fallback).
     """
 
     cuda: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from itertools import groupby
 
-from hipport.engine.shim_mode import library_macro
+from hipport.engine.port.shim_mode import library_macro
 from hipport.shim.plan import Entry, HeaderEntry, ShimPlan
 from hipport.versions import Version, format_version
 

@@ -21,7 +21,7 @@ import pytest
 from fuzz_invariants import check_port
 from fuzz_strategies import fuzz_rules
 from hipport.options import Options
-from hipport.parse import tree_path
+from hipport.parse.treesitter import tree_path
 
 PARSE = Path(tree_path.__file__).parent
 GROWTH_LIMIT = 6.0  # allowed work(4n) / work(n): linear is about 4, quadratic 16
@@ -138,8 +138,8 @@ FORBIDDEN = {"parent", "prev_sibling", "next_sibling", "prev_named_sibling", "ne
              "descendant_for_byte_range", "named_descendant_for_byte_range", "first_child_for_byte"}
 
 
-@pytest.mark.parametrize("module", ["treesitter.py", "ts_names.py", "ts_places.py", "lint_match.py",
-                                    "lint_literal.py", "lint_context.py"])
+@pytest.mark.parametrize("module", ["__init__.py", "names.py", "places.py", "lints/match.py",
+                                    "lints/literal.py", "lints/context.py"])
 def test_classifier_asks_the_path_not_the_tree(module):
     tree = ast.parse((PARSE / module).read_text(encoding="utf-8"))
     used = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} & FORBIDDEN)

@@ -1,7 +1,7 @@
 """Fuzz the piecewise parse of big files: cut into tiny pieces, a file must read as it does whole.
 
 The same grammar-aware sources as test_fuzz_port.py, each classified whole and
-in pieces of a few bytes (hipport.parse.ts_chunks), where every cut the planner
+in pieces of a few bytes (hipport.parse.treesitter.chunks), where every cut the planner
 can find is taken; or, where none is safe, the file falls back to one parse.
 The sites and lint hits must be equal either way.
 """

@@ -36,9 +36,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipport.parse import compdb
-from hipport.parse.clang_env import DEFAULT_GPU_ARCH, environment, libclang_problem
-from hipport.parse.clang_facts import DECL, TOOLKIT, USER, FileFacts, UnitCollector, content_digest
+from hipport.toolchain import compdb
+from hipport.parse.clang.env import DEFAULT_GPU_ARCH, environment, libclang_problem
+from hipport.parse.clang.facts import DECL, TOOLKIT, USER, FileFacts, UnitCollector, content_digest
 from hipport.parse.scan import Candidates
 from hipport.parse.sites import ParsedFile, PastedNameSite, Role
 from hipport.parse.treesitter import TreeSitterBackend

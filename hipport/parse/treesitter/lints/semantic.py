@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from hipport.parse.sites import LintHit, NameSite
-from hipport.parse.tree_path import NodePath
+from hipport.parse.treesitter.tree_path import NodePath
 from hipport.ruleset.lintrules import StructuralLint
 
 MEMBERS = frozenset({"x", "y", "z"})

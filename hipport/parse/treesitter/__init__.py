@@ -5,7 +5,7 @@ once and asks the tree what each candidate is. The candidates come sorted by
 offset, so one forward walk down the tree finds them all (NodePath), and the
 enclosing nodes the questions need come from that walk's path, never from
 node.parent, which in tree-sitter searches again from the root. Files above
-CHUNK_ABOVE bytes are parsed in pieces (ts_chunks) so that only one piece's
+CHUNK_ABOVE bytes are parsed in pieces (chunks.py) so that only one piece's
 tree is in memory at a time.
 """
 
@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from hipport.parse.lint_match import FUNCTION_NODES, LintMatcher, in_device_function
+from hipport.parse.treesitter.lints.match import FUNCTION_NODES, LintMatcher, in_device_function
 from hipport.parse.macro_lexer import MacroIdentifier
 from hipport.parse.scan import Candidates
 from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role, StringNameSite
-from hipport.parse.tree_path import NODE, TYPE, NodePath
-from hipport.parse.ts_chunks import CHUNK_ABOVE, CHUNK_BYTES, NoSafeCut, chunk_trees
-from hipport.parse.ts_grammar import NOT_CODE, NOT_CODE_LEXEMES, _parser
-from hipport.parse.ts_names import NameClassifier
-from hipport.parse.ts_places import PlaceClassifier
-from hipport.parse.ts_scopes import Scopes
-from hipport.parse.ts_strings import STRING_TEXT, string_site
+from hipport.parse.treesitter.tree_path import NODE, TYPE, NodePath
+from hipport.parse.treesitter.chunks import CHUNK_ABOVE, CHUNK_BYTES, NoSafeCut, chunk_trees
+from hipport.parse.treesitter.grammar import NOT_CODE, NOT_CODE_LEXEMES, _parser
+from hipport.parse.treesitter.names import NameClassifier
+from hipport.parse.treesitter.places import PlaceClassifier
+from hipport.parse.treesitter.scopes import Scopes
+from hipport.parse.treesitter.strings import STRING_TEXT, string_site
 
 __all__ = ["TreeSitterBackend", "_parser"]
 
@@ -51,7 +51,7 @@ class TreeSitterBackend:
 def _parse_in_chunks(
     source: bytes, candidates: Candidates, markers: frozenset[str], chunk_bytes: int
 ) -> ParsedFile | None:
-    """Classify a big file one chunk's tree at a time (hipport.parse.ts_chunks says where it
+    """Classify a big file one chunk's tree at a time (hipport.parse.treesitter.chunks says where it
     may be cut); None when no safe cut was found and the file must be parsed whole."""
     out = _Found(source)
     guard_start = _UNKNOWN

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from hipport.parse.lines import end_of_line
-from hipport.parse.lint_match import in_device_function
+from hipport.parse.treesitter.lints.match import in_device_function
 from hipport.parse.sites import IncludeSite, LaunchSite
-from hipport.parse.tree_path import NodePath
-from hipport.parse.ts_grammar import CONDITIONAL_BLOCKS, spans_of_code
+from hipport.parse.treesitter.tree_path import NodePath
+from hipport.parse.treesitter.grammar import CONDITIONAL_BLOCKS, spans_of_code
 
 
 class PlaceClassifier:

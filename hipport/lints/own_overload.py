@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from hipport.diagnostics import Applicability
-from hipport.engine.semantic_vector import SemanticFinding, _guard, _text, function_declarator, scoped_items
+from hipport.lints.vector_operator import SemanticFinding, _guard, _text, function_declarator, scoped_items
 from hipport.ruleset.model import RuleSet
 
 _CONTAINERS = frozenset(

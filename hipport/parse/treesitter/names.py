@@ -10,8 +10,8 @@ from typing import Any, cast
 
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
 from hipport.parse.sites import NameSite, Role, Spans
-from hipport.parse.tree_path import NODE, TYPE, NodePath
-from hipport.parse.ts_grammar import (
+from hipport.parse.treesitter.tree_path import NODE, TYPE, NodePath
+from hipport.parse.treesitter.grammar import (
     DECLARATION_OWNERS,
     DECLARATOR_WRAPPERS,
     DEFINE_LINE,
@@ -23,7 +23,7 @@ from hipport.parse.ts_grammar import (
     TYPE_PARAMETERS,
     spans_of_code,
 )
-from hipport.parse.ts_scopes import Scopes
+from hipport.parse.treesitter.scopes import Scopes
 
 
 class NameClassifier:

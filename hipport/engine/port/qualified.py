@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from hipport.diagnostics import Edit
-from hipport.engine.port_state import PortState
+from hipport.engine.port.state import PortState
 from hipport.parse.sites import NameSite, Role
 from hipport.ruleset.model import NameRule
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hipport.parse.tree_path import NodePath
+from hipport.parse.treesitter.tree_path import NodePath
 from hipport.ruleset.lintrules import int_value
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from hipport.diagnostics import Applicability
-from hipport.engine.collapse_functions import COMMENT, Function, functions
+from hipport.engine.collapse.functions import COMMENT, Function, functions
 from hipport.parse.sites import ParsedFile, Role
 from hipport.ruleset.model import RuleSet
 

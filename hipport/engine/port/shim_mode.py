@@ -15,7 +15,7 @@ from hipport.diagnostics import Edit
 from hipport.engine.edits import apply_edits, order_edits
 from hipport.engine.macros import in_condition
 from hipport.engine.port import FileResult, port_source
-from hipport.engine.warp_fallback import warp_fallback
+from hipport.engine.warp.fallback import warp_fallback
 from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.lines import newline_of

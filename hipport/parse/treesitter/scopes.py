@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 
 from hipport.parse.sites import NameSite
-from hipport.parse.tree_path import NodePath
-from hipport.parse.ts_chunks import NoSafeCut
+from hipport.parse.treesitter.tree_path import NodePath
+from hipport.parse.treesitter.chunks import NoSafeCut
 
 # The nodes a declaration's scope can be: what it is declared directly inside.
 SCOPE_NODES = frozenset(
@@ -92,7 +92,7 @@ class Scopes:
 
     def attach(self, root, piece_end: int | None = None) -> None:
         """The tree (of the file, or of one chunk) the offsets to come are in; piece_end: where
-        that chunk's own text ends, when it is a piece of the file (hipport.parse.ts_chunks)."""
+        that chunk's own text ends, when it is a piece of the file (hipport.parse.treesitter.chunks)."""
         self._directive_path = NodePath(root) if self._directives else None
         self._piece_end = piece_end
 

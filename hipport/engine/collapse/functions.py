@@ -1,4 +1,4 @@
-"""The function definitions and declarations of a file, as hipport/engine/collapse.py compares them.
+"""The function definitions and declarations of a file, as hipport/engine/collapse/__init__.py compares them.
 
 Each has its name with its scopes, its parameter types as written and once the type renames are
 applied, its ported return type, its ported body tokens (parameter names made placeholders) and the

@@ -9,7 +9,7 @@ A cut is safe only where the pieces read as the whole file does. Cuts go
 between two complete items (declarations, definitions, directives) of the file,
 or of a namespace, `extern "C"` block, #ifdef or #if that encloses them, or between
 the statements of a function's body (a local whose reach crosses such a cut makes
-ts_scopes fall back to one parse: the piece sees the function close early). A piece
+scopes.py fall back to one parse: the piece sees the function close early). A piece
 inside such a block is parsed together with the block's opening text (where it
 is in the file) and a closing `}` or `#endif` (borrowed from later in the file),
 so it has the same enclosing nodes as in the whole tree; a piece is used only if
@@ -242,7 +242,7 @@ def _block(node, source: bytes) -> _Block | None:
     if kind == "function_definition":
         # Between a function's statements: the pieces of one huge function (a generated file,
         # issue 22). Its locals are scoped to the function, which a piece cut inside it sees
-        # closing on borrowed text; ts_scopes falls back to one parse if one hides a name.
+        # closing on borrowed text; scopes.py falls back to one parse if one hides a name.
         body = node.child_by_field_name("body")
         if body is None or body.type != "compound_statement":
             return None

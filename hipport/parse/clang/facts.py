@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.parse.clang_env import ClangEnvironment
+from hipport.parse.clang.env import ClangEnvironment
 from hipport.parse.macro_lexer import MacroIdentifier, macro_identifiers
 
 DECL, TOOLKIT, USER = "declaration", "toolkit", "user"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from hipport.parse.lint_context import ContextReader
+from hipport.parse.treesitter.lints.context import ContextReader
 from hipport.parse.sites import LintHit
-from hipport.parse.tree_path import NodePath
+from hipport.parse.treesitter.tree_path import NodePath
 from hipport.ruleset.lintrules import StructuralLint
 
 COMMUTATIVE = {"&", "|", "^", "*", "+"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from hipport.parse.sites import StringNameSite
-from hipport.parse.tree_path import NodePath
+from hipport.parse.treesitter.tree_path import NodePath
 
 STRING_TEXT = frozenset({"string_content", "raw_string_content"})
 _LITERALS = frozenset({"string_literal", "raw_string_literal"})

@@ -11,7 +11,7 @@ from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
 from hipport.engine.platform_calls import platform_casts, uncast_arguments
 from hipport.engine.pointer_types import pointer_type_edit
-from hipport.engine.qualified import QualifiedSteps
+from hipport.engine.port.qualified import QualifiedSteps
 from hipport.engine.warp import plan_rewrite
 from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
 from hipport.ruleset.argrules import ArgumentRule

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hipport.parse.lint_context import FUNCTION_NODES, IDENT
-from hipport.parse.lint_literal import LiteralMatchers
-from hipport.parse.lint_macro import macro_test_hit
-from hipport.parse.lint_semantic import CoordinateMatchers, HandleMatchers
+from hipport.parse.treesitter.lints.context import FUNCTION_NODES, IDENT
+from hipport.parse.treesitter.lints.literal import LiteralMatchers
+from hipport.parse.treesitter.lints.macro import macro_test_hit
+from hipport.parse.treesitter.lints.semantic import CoordinateMatchers, HandleMatchers
 from hipport.parse.sites import LintHit, NameSite, Role
-from hipport.parse.tree_path import NodePath
+from hipport.parse.treesitter.tree_path import NodePath
 from hipport.ruleset.lintrules import LintIndex, StructuralLint, int_value
 
 # Nodes that may stand between a call and the declaration or assignment it feeds.

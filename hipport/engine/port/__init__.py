@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from hipport.diagnostics import Edit
 from hipport.engine.arguments import apply_plans
-from hipport.engine.file_result import FileResult
+from hipport.engine.port.file_result import FileResult
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launch_scan
 from hipport.engine.members import member_rewrites
-from hipport.engine.port_checks import LintAndSemanticSteps
-from hipport.engine.port_names import NameRuleSteps, calls_roc_library, encoded_name
+from hipport.engine.port.checks import LintAndSemanticSteps
+from hipport.engine.port.names import NameRuleSteps, calls_roc_library, encoded_name
 from hipport.engine.strings import string_outcomes
 from hipport.options import Options
 from hipport.parse.encoding import wide_encoding

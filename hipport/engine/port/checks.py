@@ -5,11 +5,11 @@ from __future__ import annotations
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs
-from hipport.engine.lint_findings import lint_outcome
-from hipport.engine.port_state import PortState
-from hipport.engine.semantic_overload import own_overload_findings
-from hipport.engine.semantic_vector import vector_operator_findings
-from hipport.engine.warp_fix import fix_warp_size
+from hipport.lints.findings import lint_outcome
+from hipport.engine.port.state import PortState
+from hipport.lints.own_overload import own_overload_findings
+from hipport.lints.vector_operator import vector_operator_findings
+from hipport.engine.warp.fix import fix_warp_size
 from hipport.parse.sites import LintHit, ParsedFile
 from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 

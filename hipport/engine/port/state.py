@@ -5,7 +5,7 @@ from __future__ import annotations
 from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.engine.arguments import PlannedCall
 from hipport.engine.edits import apply_edits, order_edits
-from hipport.engine.file_result import FileResult
+from hipport.engine.port.file_result import FileResult
 from hipport.options import Options
 from hipport.parse.sites import NameSite, ParsedFile
 from hipport.ruleset.model import RuleSet
