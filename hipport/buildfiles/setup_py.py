@@ -28,8 +28,8 @@ def port_setup_py(port: BuildPort) -> None:
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None) or 1
-        start = _line_starts(port.text)[min(line, len(_line_starts(port.text))) - 1]
+        starts = _line_starts(port.text)
+        start = starts[min(getattr(exc, "lineno", None) or 1, len(starts)) - 1]
         port.finding("HP901", start, start, "", f"not read as Python ({exc.__class__.__name__}): nothing checked")
         return
     SetupReader(port, tree).run()
