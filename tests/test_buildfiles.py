@@ -151,6 +151,7 @@ CASES = [
     ),
     # a plain Python package's setup.py: nothing to say; an architecture list from an expression is reported
     ("setup.py", "from setuptools import setup\nsetup(name='x', extra_compile_args={'cxx': ['-O3']})\n", None, []),
+    ("setup.py", "from setuptools import Extension\nExtension('x', extra_compile_args={'nvcc': ['-G']})\n", None, []),
     ("setup.py", "import os\nos.environ['TORCH_CUDA_ARCH_LIST'] = ';'.join(ARCHS)\n", None, ["HP503:2"]),
     ("setup.py", "def broken(:\n", None, ["HP901:1"]),
     # libraries ROCm does not have are reported with the line; nvcc-only flags too

@@ -52,12 +52,14 @@ class SetupReader:
     def run(self) -> None:
         rules = self.port.rules
         self._collect_assignments()
+        used: dict[str, ExtensionCall] = {}
         for node in ast.walk(self.tree):
             name = _called_name(node)
             extension = rules.extensions.get(name) if name else None
             if extension is not None and isinstance(node, (ast.Name, ast.Attribute)):
                 self._extension_use(node, extension)
-        for extension in rules.extensions.values():
+                used[extension.call] = extension
+        for extension in used.values():  # a file that builds no such extension gives no flags to hipcc
             if extension.flags_key:
                 for value in self._flag_values(extension):
                     self._flags(value, extension)
