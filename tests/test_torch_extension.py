@@ -104,3 +104,17 @@ def test_check_as_the_hook_blocks_inline_ptx_and_passes_once_it_is_gone(tmp_path
     assert [line.split()[2] for line in done.stdout.splitlines() if line.startswith("lane.cu:")] == ["HP411"]
     lane.write_text("#include <ATen/cuda/CUDAContext.h>\n__device__ unsigned lane() { return __lane_id(); }\n")
     assert _hook(repo).returncode == 0
+
+
+def test_a_report_layout_can_give_the_operator_view_its_own_verdict():
+    from hipport.report.operators import Judged, operator_view
+
+    report = {
+        "files": [
+            {"path": "a.cu", "dialect": "pytorch", "findings": [], "converted": {"CUBLAS": 2}},
+            {"path": "b.cu", "findings": []},  # no PyTorch header: not an operator
+        ]
+    }
+    view = operator_view(report, judge=lambda entry: Judged("ports", (), ("hipBLAS",) if entry["converted"] else ()))
+    assert view is not None and [f.path for f in view.files] == ["a.cu"] and view.libraries == {"hipBLAS": 1}
+    assert operator_view({"files": [{"path": "b.cu", "findings": []}]}) is None

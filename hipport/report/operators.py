@@ -11,7 +11,8 @@ gives, worst first:
 
 A file's verdict and libraries come from `judge` (by default the findings' verdict,
 hipport/emit/verdict.py, whose libraries are HP436's); a report layout with a richer per-file
-verdict (one that also counts the libraries a file reaches through ported names) passes its own.
+verdict (one that also counts the libraries a file reaches through ported names, as the ux
+branch's report/verdict.py file_verdict does) passes its own: anything with kind, because, needs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from hipport.emit.verdict import verdict
 
@@ -30,9 +32,22 @@ LABELS = {"fails": "will not build", "review": "needs review", "ports": "ports a
 ORDER = ("fails", "review", "ports")
 
 
+class Verdict(Protocol):
+    """A file's verdict as the view reads it (report/verdict.py's FileVerdict is one)."""
+
+    @property
+    def kind(self) -> str: ...  # fails | review | ports
+
+    @property
+    def because(self) -> tuple[str, ...]: ...  # the error (fails) or warning (review) codes
+
+    @property
+    def needs(self) -> tuple[str, ...]: ...  # ROCm libraries beyond the HIP runtime
+
+
 @dataclass(frozen=True)
 class Judged:
-    kind: str  # fails | review | ports
+    kind: str
     because: tuple[str, ...]
     needs: tuple[str, ...]
 
@@ -40,7 +55,7 @@ class Judged:
 @dataclass
 class OperatorFile:
     path: str
-    judged: Judged
+    judged: Verdict
     silent: int  # warp-size findings
 
 
@@ -70,7 +85,7 @@ def judge_findings(entry: dict) -> Judged:
     return Judged(kind, tuple(judged["because"]), tuple(judged["needs"]))
 
 
-def operator_view(report: dict, judge: Callable[[dict], Judged] = judge_findings) -> OperatorView | None:
+def operator_view(report: dict, judge: Callable[[dict], Verdict] = judge_findings) -> OperatorView | None:
     """The view of the report's operator files, or None when it has none (not a PyTorch extension)."""
     view = OperatorView()
     for entry in report.get("files", []):
@@ -97,7 +112,7 @@ def _place(path: str, finding: dict) -> Place:
     return Place(path, finding.get("line", 0), finding.get("code", ""), finding.get("message", ""))
 
 
-def operator_lines(report: dict, judge: Callable[[dict], Judged] = judge_findings) -> list[str]:
+def operator_lines(report: dict, judge: Callable[[dict], Verdict] = judge_findings) -> list[str]:
     """The view as plain text lines (a heading first), or none for a report without operators."""
     view = operator_view(report, judge)
     if view is None:
