@@ -19,6 +19,8 @@ from hipport.cli.common import (
     config_option,
     hip_version_option,
     platform_option,
+    torch_version_option,
+    with_torch_version,
     rules_option,
 )
 from hipport.cli.tree_flags import tree_options
@@ -48,6 +50,7 @@ from hipport.cli.tree_flags import tree_options
 )
 @rules_option
 @platform_option
+@torch_version_option
 @click.option(
     "--port-strings/--no-port-strings",
     default=None,
@@ -127,6 +130,7 @@ def convert(
     fix_warp_size: bool = False,
     port_strings: bool | None = None,
     platform: str | None = None,
+    torch_version: str | None = None,
     **tree,
 ) -> None:
     """Port SRC (a file or a directory) to HIP.
@@ -172,6 +176,7 @@ def convert(
         _options(config.hip_version, config.launch_syntax, config.roc, config.platform),
         port_strings=config.port_strings,
     )
+    options = with_torch_version(options, torch_version)
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)

@@ -6,6 +6,7 @@ The per-file table goes in a <details> block so a large tree keeps the comment s
 from __future__ import annotations
 
 from hipport.report.metrics import Metrics, format_percent, library_title
+from hipport.report.operators import operator_lines
 from hipport.ruleset.model import RuleSet
 
 TOP_NAMES = 10
@@ -33,6 +34,9 @@ def render_markdown(report: dict, metrics: Metrics, rules: RuleSet) -> str:
         f"| findings | {sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} info |",
         f"| manual effort (findings) | {effort['high']} high, {effort['medium']} medium, {effort['low']} low |",
     ]
+    operators = operator_lines(report)  # a PyTorch extension's custom operators, worst first
+    if operators:
+        out += ["", f"### {operators[0]}", "", "```", *(line[2:] for line in operators[1:]), "```"]
     if m.not_ported:
         shown = m.not_ported[:TOP_NAMES]
         title = "Not ported automatically" + (

@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from hipport.report.metrics import Metrics, format_percent, library_title
+from hipport.report.operators import operator_lines
 from hipport.ruleset.model import RuleSet
 
 SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "blue"}
@@ -18,6 +19,9 @@ MAX_LOCATIONS = 3
 
 def render_text(report: dict, metrics: Metrics, rules: RuleSet) -> str:
     lines = _headline(metrics)
+    operators = operator_lines(report)  # a PyTorch extension's custom operators, worst first
+    if operators:
+        lines += ["", _bold(operators[0]), *operators[1:]]
     lines += ["", *_files_table(metrics)]
     if metrics.converted_by_library:
         lines += ["", _bold("converted by library"), *_library_lines(metrics, rules)]
