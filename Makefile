@@ -22,7 +22,7 @@ HIPCPU_PKGS := g++ libtbb-dev
 HIP_NVIDIA ?= $(firstword $(HIPPORT_HIP_PATH) $(wildcard ../shared/vendor/HIP-nvidia ../../shared/vendor/HIP-nvidia) .hip-nvidia)
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: demo test lint bytecode hipcc hipcpu browser clang-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
+.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -128,6 +128,24 @@ CORPUS_INCLUDES ?= Common
 CORPUS_FLAGS ?=
 corpus: $(STAMP) bytecode hipcc
 	CORPUS="$(CORPUS)" CORPUS_INCLUDES="$(CORPUS_INCLUDES)" $(BIN)/python bench/realcode.py $(CORPUS_FLAGS)
+
+# PyTorch extensions (bench/torch_ext.py): hipport's port against PyTorch's hipify (extension mode)
+# on every file of TORCH_EXT_CORPUS (extension repositories, one directory each; docs/pytorch.md
+# says how to get them) that includes a PyTorch CUDA header. TORCH_PYTHON: a venv's Python with
+# torch, made here when missing (PyTorch is needed by this target only). TORCH_EXT_FLAGS: e.g.
+# --release /tmp/torchwheels/v2.10.0/torch (an older release's hipify against --torch-version 2.10),
+# -v, --json FILE. The gate: files that agree, plus those bench/torch_ext_reviewed.toml lists, >= 95%.
+TORCH_EXT_CORPUS ?= /tmp/torch-ext-corpus
+TORCH_PYTHON ?= /tmp/torchvenv/bin/python
+torch-ext: $(STAMP)
+	@test -x "$(TORCH_PYTHON)" || { python3 -m venv $(dir $(TORCH_PYTHON)).. && $(dir $(TORCH_PYTHON))pip install -q torch==2.13.0; }
+	TORCH_EXT_CORPUS="$(TORCH_EXT_CORPUS)" TORCH_PYTHON="$(TORCH_PYTHON)" nice -n 10 $(BIN)/python bench/torch_ext.py $(TORCH_EXT_FLAGS)
+
+# The PyTorch dialect's rules (tools/gen_torch_rules.py) from unpacked torch packages: every
+# TORCH_RELEASES/*/torch (docs/pytorch.md says how the releases were unpacked).
+TORCH_RELEASES ?= /tmp/torchwheels
+torch-rules: $(STAMP)
+	$(BIN)/python tools/gen_torch_rules.py $(foreach d,$(wildcard $(TORCH_RELEASES)/*/torch),--torch $(d))
 
 # CUDA programs on a GPU (bench/gpu_corpus.py; docs/gpu.md): gpu-corpus-port ports cuda-samples and
 # examples/ here (--hip-version 6.3) into $(GPU_WORK) beside copies of them and HIP's NVIDIA headers;

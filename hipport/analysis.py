@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from hipport import porting
+from hipport.buildfiles import build_file_kind
 from hipport.options import Options
 from hipport.porting import PortError, TreeRun
 from hipport.project import ProjectHeaders, own_names, project_include_dirs
@@ -37,13 +38,28 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options, progress=None) 
                 tree, ProjectHeaders(project_include_dirs(tree), declares, root=tree)
             )
         try:
-            run.results.append(porting.port_file(file, rules, options, display=file.as_posix(), headers=headers))
+            if build_file_kind(file.name):
+                run.results.append(_build_file(file, rules, options))
+            else:
+                run.results.append(porting.port_file(file, rules, options, display=file.as_posix(), headers=headers))
         except PortError as exc:
             run.errors.append(str(exc))
         if progress is not None:
             progress(done, len(files), file.as_posix())
     run.results.sort(key=lambda r: r.path)
     return run
+
+
+def _build_file(path: Path, rules: RuleSet, options: Options):
+    """A build file (CMake, Makefile, setup.py) ported in memory: its findings say what will not build."""
+    from hipport.buildfiles import BuildSettings, port_build_file
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PortError(f"{path}: cannot read: {exc.strerror}") from None
+    settings = BuildSettings(offload_arch=rules.build.default_arches(options.hip_version))
+    return port_build_file(data, rules, settings, path=path.as_posix())
 
 
 def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
@@ -67,7 +83,7 @@ def sources_by_tree(paths: list[Path]) -> tuple[list[tuple[Path, Path | None]], 
             from hipport.tree.walk import select
 
             selection = select(path)
-            files.extend((entry.path, path) for entry in selection.of_kind("source"))
+            files.extend((entry.path, path) for entry in (*selection.of_kind("source"), *selection.of_kind("build")))
             errors.extend(selection.errors)
         elif path.exists():
             files.append((path, None))

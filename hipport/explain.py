@@ -68,6 +68,10 @@ def explain(name: str, rules: RuleSet) -> dict:
                     "rule_file": cast(Origin, structural.origin).path,
                 }
             )
+    if rules.dialects:
+        from hipport.explain_dialects import dialect_entries
+
+        entries.extend(dialect_entries(name, rules))
     result = {"name": name, "known": bool(entries), "entries": entries}
     if not entries:
         pool = set(rules.names) | {r.hip for r in rules.names.values() if r.hip} | set(rules.headers)
@@ -160,6 +164,10 @@ def render_explain(result: dict) -> str:
         ("header", "CUDA header"),
         ("hip", "HIP"),
         ("replacement", "instead, use"),
+        ("dialect", "dialect"),
+        ("releases", "target releases"),
+        ("offers", "ROCm build offers"),
+        ("facts_from", "facts from"),
         ("roc", "ROC"),
         ("added", "HIP added"),
         ("deprecated", "HIP deprecated"),

@@ -27,6 +27,10 @@ class Options:
     cuda_path: Path | None = None  # None: CUDA_PATH, CUDA_HOME, then /usr/local/cuda
     fix_warp_size: bool = False  # apply the warp-size lints' provably safe fixes (engine/warp/fix.py)
     platform: str = "both"  # "amd": AMD-only HIP spellings are fine (no HP441)
+    # dialects the build chose for every file (a CUDAExtension's sources are PyTorch's), and the
+    # release of each a port targets ("pytorch", "2.10"): rules/README.md, Dialects
+    dialects: tuple[str, ...] = ()
+    dialect_versions: tuple[tuple[str, str], ...] = ()
 
     def reports_amd_only(self) -> bool:
         """Whether a spelling only AMD's HIP headers take is a finding (HP441)."""
@@ -48,4 +52,6 @@ class Options:
             **({"parser": self.parser_in_use} if self.parser_in_use != "treesitter" else {}),
             **({"fix_warp_size": True} if self.fix_warp_size else {}),
             **({"platform": self.platform} if self.platform != "both" else {}),
+            **({"dialects": list(self.dialects)} if self.dialects else {}),
+            **({"dialect_versions": dict(self.dialect_versions)} if self.dialect_versions else {}),
         }

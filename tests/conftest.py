@@ -51,6 +51,8 @@ def options_from_args(args) -> Options:
             kwargs["port_strings"] = True
         elif flag == "--platform":
             kwargs["platform"] = args.pop(0)
+        elif flag == "--torch-version":
+            kwargs["dialect_versions"] = (("pytorch", args.pop(0)),)
         else:
             raise ValueError(f"unknown fixture arg {flag}")
     return Options(**kwargs)

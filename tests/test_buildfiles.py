@@ -1,4 +1,5 @@
 """Build files: the self-tests in rules/buildfiles.toml, CMake and Makefile cases, real builds."""
+
 from __future__ import annotations
 
 import os
@@ -58,52 +59,108 @@ def test_build_file_kinds():
     assert build_file_kind("src/rules.mk") == "make"
     assert build_file_kind("GNUmakefile") == "make"
     assert build_file_kind("main.cu") is None
+    assert build_file_kind("ext/setup.py") == "setup"
+    assert build_file_kind("scripts/build.sh") == "shell"
+    assert build_file_kind("setup.cfg") is None
     assert build_file_kind("README.md") is None
 
 
 CASES = [
     # comments, bracket arguments and strings that only mention CUDA stay as written
-    ("CMakeLists.txt",
-     '# enable_language(CUDA) would need CUDA::cudart\n#[[ project(x LANGUAGES CUDA) ]]\n'
-     'message(STATUS "CUDA::cublas is linked")\nset(DOC [=[CMAKE_CUDA_FLAGS]=])\n',
-     None, []),
+    (
+        "CMakeLists.txt",
+        "# enable_language(CUDA) would need CUDA::cudart\n#[[ project(x LANGUAGES CUDA) ]]\n"
+        'message(STATUS "CUDA::cublas is linked")\nset(DOC [=[CMAKE_CUDA_FLAGS]=])\n',
+        None,
+        [],
+    ),
     # a CUDA version means nothing to ROCm's hip package; FindCUDA is reported
-    ("CMakeLists.txt", "find_package(CUDAToolkit 11.4 REQUIRED)\nfind_package(CUDA 10 QUIET)\n",
-     "find_package(hip REQUIRED)\nfind_package(hip QUIET)\n", ["HP501:2"]),
+    (
+        "CMakeLists.txt",
+        "find_package(CUDAToolkit 11.4 REQUIRED)\nfind_package(CUDA 10 QUIET)\n",
+        "find_package(hip REQUIRED)\nfind_package(hip QUIET)\n",
+        ["HP501:2"],
+    ),
     # an architecture list from a variable cannot be mapped; an unknown CUDA:: target is reported
-    ("CMakeLists.txt", "set(CMAKE_CUDA_ARCHITECTURES ${MY_ARCHS})\ntarget_link_libraries(a CUDA::nvjitlink)\n",
-     "set(CMAKE_HIP_ARCHITECTURES ${MY_ARCHS})\ntarget_link_libraries(a CUDA::nvjitlink)\n",
-     ["HP503:1", "HP501:2"]),
+    (
+        "CMakeLists.txt",
+        "set(CMAKE_CUDA_ARCHITECTURES ${MY_ARCHS})\ntarget_link_libraries(a CUDA::nvjitlink)\n",
+        "set(CMAKE_HIP_ARCHITECTURES ${MY_ARCHS})\ntarget_link_libraries(a CUDA::nvjitlink)\n",
+        ["HP503:1", "HP501:2"],
+    ),
     # a version range keeps its upper bound; CRLF line endings stay
-    ("CMakeLists.txt", "cmake_minimum_required(VERSION 3.18...3.28)\r\nproject(p CUDA)\r\n",
-     "cmake_minimum_required(VERSION 3.21...3.28)\r\nproject(p HIP)\r\n", []),
+    (
+        "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.18...3.28)\r\nproject(p CUDA)\r\n",
+        "cmake_minimum_required(VERSION 3.21...3.28)\r\nproject(p HIP)\r\n",
+        [],
+    ),
     # generator expressions, compiler ids, flags in a quoted CMAKE_CUDA_FLAGS
-    ("CMakeLists.txt",
-     'string(APPEND CMAKE_CUDA_FLAGS " -lineinfo --default-stream per-thread -rdc=false")\n'
-     "target_compile_definitions(t PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:FAST>)\n",
-     'string(APPEND CMAKE_HIP_FLAGS " -gline-tables-only -fgpu-default-stream=per-thread")\n'
-     "target_compile_definitions(t PRIVATE $<$<COMPILE_LANG_AND_ID:HIP,Clang>:FAST>)\n", []),
+    (
+        "CMakeLists.txt",
+        'string(APPEND CMAKE_CUDA_FLAGS " -lineinfo --default-stream per-thread -rdc=false")\n'
+        "target_compile_definitions(t PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:FAST>)\n",
+        'string(APPEND CMAKE_HIP_FLAGS " -gline-tables-only -fgpu-default-stream=per-thread")\n'
+        "target_compile_definitions(t PRIVATE $<$<COMPILE_LANG_AND_ID:HIP,Clang>:FAST>)\n",
+        [],
+    ),
     # several architectures inside one unquoted generator expression: one expression per target
-    ("CMakeLists.txt", "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-arch=sm_80>)\n",
-     "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:HIP>:--offload-arch=gfx90a> "
-     "$<$<COMPILE_LANGUAGE:HIP>:--offload-arch=gfx942>)\n", []),
+    (
+        "CMakeLists.txt",
+        "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-arch=sm_80>)\n",
+        "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:HIP>:--offload-arch=gfx90a> "
+        "$<$<COMPILE_LANGUAGE:HIP>:--offload-arch=gfx942>)\n",
+        [],
+    ),
     # a glob of .cu files that keep their names is marked HIP; a mixed glob is reported
-    ("CMakeLists.txt", "file(GLOB KS CONFIGURE_DEPENDS src/*.cu)\nfile(GLOB ALL src/*.cu src/*.cpp)\n",
-     "file(GLOB KS CONFIGURE_DEPENDS src/*.cu)\nset_source_files_properties(${KS} PROPERTIES LANGUAGE HIP)\n"
-     "file(GLOB ALL src/*.cu src/*.cpp)\n", ["HP501:2"]),
+    (
+        "CMakeLists.txt",
+        "file(GLOB KS CONFIGURE_DEPENDS src/*.cu)\nfile(GLOB ALL src/*.cu src/*.cpp)\n",
+        "file(GLOB KS CONFIGURE_DEPENDS src/*.cu)\nset_source_files_properties(${KS} PROPERTIES LANGUAGE HIP)\n"
+        "file(GLOB ALL src/*.cu src/*.cpp)\n",
+        ["HP501:2"],
+    ),
     # continuation lines; -arch of another compiler; a variable's name is the user's
-    ("Makefile", "NVCCFLAGS = -O3 \\\n\t--expt-extended-lambda \\\n\t-arch=sm_90\nCFLAGS = -arch x86_64\n"
-     "NVCC_VER := $(shell nvcc --version)\n",
-     "NVCCFLAGS = -O3 \\\n\t--offload-arch=gfx90a --offload-arch=gfx942\nCFLAGS = -arch x86_64\n"
-     "NVCC_VER := $(shell hipcc --version)\n", []),
+    (
+        "Makefile",
+        "NVCCFLAGS = -O3 \\\n\t--expt-extended-lambda \\\n\t-arch=sm_90\nCFLAGS = -arch x86_64\n"
+        "NVCC_VER := $(shell nvcc --version)\n",
+        "NVCCFLAGS = -O3 \\\n\t--offload-arch=gfx90a --offload-arch=gfx942\nCFLAGS = -arch x86_64\n"
+        "NVCC_VER := $(shell hipcc --version)\n",
+        [],
+    ),
     # a C++ file compiled as CUDA is compiled as HIP; -x c++ stays
-    ("Makefile", "a.o: a.cpp\n\t$(NVCC) -x cu -c a.cpp -o a.o\nb.o: b.c\n\t$(NVCC) -x c++ -c b.c\n",
-     "a.o: a.cpp\n\t$(NVCC) -x hip -c a.cpp -o a.o\nb.o: b.c\n\t$(NVCC) -x c++ -c b.c\n", []),
+    (
+        "Makefile",
+        "a.o: a.cpp\n\t$(NVCC) -x cu -c a.cpp -o a.o\nb.o: b.c\n\t$(NVCC) -x c++ -c b.c\n",
+        "a.o: a.cpp\n\t$(NVCC) -x hip -c a.cpp -o a.o\nb.o: b.c\n\t$(NVCC) -x c++ -c b.c\n",
+        [],
+    ),
     # -G is nvcc's device debug flag only where nvcc is concerned
     ("Makefile", "NVCCFLAGS += -G\nbuild:\n\tcmake -G Ninja -S . -B out\n", None, ["HP502:1"]),
+    # setup.py: a CUDAExtension chosen through a name; flags given through the dict's key, in a
+    # conditional and a comprehension; -Xptxas takes the next element as its value
+    (
+        "setup.py",
+        "from torch.utils.cpp_extension import CUDAExtension\nextension = CUDAExtension\nargs = {'cxx': []}\n"
+        "args['nvcc'] = ['-O2'] + (['-Xptxas', '-O3'] if FAST else [])\n"
+        "args['nvcc'] += [f'-gencode=arch=compute_{a},code=sm_{a}' for a in ARCHS]\n"
+        "extension('x', ['x.cu'], extra_compile_args=args)\n",
+        None,
+        ["HP505:2", "HP502:4", "HP502:5"],
+    ),
+    # a plain Python package's setup.py: nothing to say; an architecture list from an expression is reported
+    ("setup.py", "from setuptools import setup\nsetup(name='x', extra_compile_args={'cxx': ['-O3']})\n", None, []),
+    ("setup.py", "from setuptools import Extension\nExtension('x', extra_compile_args={'nvcc': ['-G']})\n", None, []),
+    ("setup.py", "import os\nos.environ['TORCH_CUDA_ARCH_LIST'] = ';'.join(ARCHS)\n", None, ["HP503:2"]),
+    ("setup.py", "def broken(:\n", None, ["HP901:1"]),
     # libraries ROCm does not have are reported with the line; nvcc-only flags too
-    ("Makefile", "LDLIBS = -lcupti -lnvToolsExt\nNVCCFLAGS = -Xptxas -v -maxrregcount=32 -G\n",
-     None, ["HP501:1", "HP501:1", "HP502:2", "HP502:2", "HP502:2"]),
+    (
+        "Makefile",
+        "LDLIBS = -lcupti -lnvToolsExt\nNVCCFLAGS = -Xptxas -v -maxrregcount=32 -G\n",
+        None,
+        ["HP501:1", "HP501:1", "HP502:2", "HP502:2", "HP502:2"],
+    ),
 ]
 
 
@@ -118,6 +175,7 @@ def test_build_file_cases(rules, file, before, after, findings):
 def test_porting_a_ported_build_file_changes_nothing(test, rules):
     once = port(rules, test.before, test.file, *test.args).output.decode()
     assert port(rules, once, test.file, *test.args).output.decode() == once
+
 
 # -- the ported build files build, with Debian's HIP 5.2 ------------------------------------
 
@@ -144,8 +202,9 @@ def test_ported_makefile_builds_with_hipcc(tmp_path):
     _convert(src, out, "--hip-version", "5.2")  # gfx942 is newer than HIP 5.2's compiler: left out
     make = (out / "Makefile").read_text()
     assert "ARCH      ?= --offload-arch=gfx90a\n" in make
-    proc = subprocess.run(["make", "-C", str(out), "app"], capture_output=True, text=True,
-                          env=dict(os.environ, HIP_PLATFORM="amd"))
+    proc = subprocess.run(
+        ["make", "-C", str(out), "app"], capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd")
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (out / "app").is_file()
 
@@ -159,9 +218,12 @@ def _debian_hip_cmake_args(tmp_path: Path) -> list[str]:
     (root / "lib").mkdir(parents=True)
     os.symlink(DEBIAN_CMAKE, root / "lib" / "cmake")
     os.symlink("/usr/bin", root / "bin")
-    return [f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={root}", f"-DCMAKE_HIP_COMPILER={compilers[-1]}",
-            f"-DCMAKE_HIP_FLAGS=--rocm-path=/usr --hip-device-lib-path={DEBIAN_BITCODE}",
-            f"-DCMAKE_PREFIX_PATH={DEBIAN_CMAKE}"]
+    return [
+        f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={root}",
+        f"-DCMAKE_HIP_COMPILER={compilers[-1]}",
+        f"-DCMAKE_HIP_FLAGS=--rocm-path=/usr --hip-device-lib-path={DEBIAN_BITCODE}",
+        f"-DCMAKE_PREFIX_PATH={DEBIAN_CMAKE}",
+    ]
 
 
 @pytest.mark.hipcc
@@ -174,8 +236,9 @@ def test_ported_cmake_project_configures_and_builds(tmp_path, rename):
     _convert(src, out, "--offload-arch", "gfx90a", *(["--rename"] if rename else []))
     env = dict(os.environ, CMAKE_PREFIX_PATH=str(DEBIAN_CMAKE))  # CMake's compiler checks run without -D
     build = tmp_path / "build"
-    configure = subprocess.run(["cmake", "-S", str(out), "-B", str(build), *args], capture_output=True, text=True,
-                               env=env)
+    configure = subprocess.run(
+        ["cmake", "-S", str(out), "-B", str(build), *args], capture_output=True, text=True, env=env
+    )
     assert configure.returncode == 0, configure.stdout + configure.stderr
     built = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True, text=True, env=env)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]

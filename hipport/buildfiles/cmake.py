@@ -114,7 +114,7 @@ class CMakePort:
             return {0}
         self.port.replace(args[0].start, args[0].end, package.hip)
         if package.note:
-            self.port.finding("HP501", args[0].start, args[0].end, args[0].text, package.note)
+            self.port.finding(package.code, args[0].start, args[0].end, args[0].text, package.note)
         done = {0}
         if package.hip == "hip" and len(args) > 1 and _VERSION.match(args[1].text):
             # A CUDA version means nothing to ROCm's hip package.
@@ -143,9 +143,15 @@ class CMakePort:
     def _architectures(self, command: Command) -> set[int]:
         args, key = command.args, command.key
         values = [a.text for a in args]
-        if key == "set" and values[:1] == ["CMAKE_CUDA_ARCHITECTURES"]:
+        variable = self._arch_variable(values[0]) if key == "set" and values else None
+        if variable is not None:
             end = next((i for i in range(1, len(values)) if values[i] in _ARCH_END), len(values))
-            return self._replace_arches(args, 1, end)
+            done = self._replace_arches(args, 1, end)
+            if done:  # the HIP build's variable, where it reads it (ENV{PYTORCH_ROCM_ARCH})
+                hip = f"ENV{{{variable.hip}}}" if variable.environment or values[0].startswith("ENV{") else variable.hip
+                self.port.replace(args[0].start, args[0].end, hip)
+                done.add(0)
+            return done
         done = set()
         for i, value in enumerate(values):
             if value != "CUDA_ARCHITECTURES" or i + 1 >= len(values):
@@ -155,6 +161,12 @@ class CMakePort:
             elif key == "set_target_properties":
                 done |= self._replace_arches(args, i + 1, i + 2)
         return done
+
+    def _arch_variable(self, name: str):
+        """The rule of a GPU target list variable set by name (X or ENV{X}), or None."""
+        if name.startswith("ENV{") and name.endswith("}"):
+            name = name[4:-1]
+        return self.port.rules.arch_variables.get(name)
 
     def _replace_arches(self, args: list[Arg], first: int, end: int) -> set[int]:
         if first >= end:

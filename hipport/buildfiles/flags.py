@@ -3,14 +3,56 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from hipport.buildfiles.edit import BuildPort, Word
 from hipport.buildfiles.names import rename_languages
+from hipport.ruleset.build_rules import BuildFlag, BuildRules
 
 # Flags that choose the GPU architecture; their values name sm_XX / compute_XX.
 ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code")
 _ARCH_VALUE = re.compile(r"sm_|compute_|^(native|all|all-major)$")
 _SEPARATOR = re.compile(r"[ \t;]*(\\\r?\n[ \t]*)*[ \t;]*\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class FlagMatch:
+    """What one nvcc flag is: an architecture flag, or its rule (None: no rule for this value),
+    its value, and whether the value is the next word."""
+
+    rule: BuildFlag | None
+    value: str | None
+    takes_next: bool = False
+    arch: bool = False
+
+
+def match_flag(rules: BuildRules, core: str, following: str | None, nvcc_line: bool = True) -> FlagMatch | None:
+    """The nvcc flag spelled by core (and following, the next word when it can be a separate
+    value), or None for a word the tables do not know. nvcc_line: the words are nvcc's for sure."""
+    name, eq, joined = core.partition("=")
+    if name in ARCH_FLAGS:
+        arch, takes_next = (joined, False) if eq else (following, True)
+        if arch is None or not (_ARCH_VALUE.search(arch) or (nvcc_line and arch.startswith(("$(", "${")))):
+            return None  # -arch x86_64 and friends belong to other compilers
+        return FlagMatch(None, arch, takes_next, arch=True)
+    entries = tuple(e for e in rules.flags.get(name if eq else core, ()) if nvcc_line or not e.nvcc_line)
+    if not entries:
+        return None
+    takes_next = False
+    if eq:
+        if not any(e.value in ("joined", "either") for e in entries):
+            return None
+        value: str | None = joined
+    elif any(e.value in ("separate", "either") for e in entries) and following is not None:
+        value, takes_next = following, True
+    elif any(e.value == "none" for e in entries):
+        value = None
+    else:
+        return None
+    rule = next((e for e in entries if e.match is not None and e.match == value), None) or next(
+        (e for e in entries if e.match is None), None
+    )
+    return FlagMatch(rule, value, takes_next)
 
 
 class FlagPass:
@@ -39,32 +81,21 @@ class FlagPass:
         core = self.words[i].core
         if not core.startswith("-"):
             return i
-        name, eq, joined = core.partition("=")
-        if name in ARCH_FLAGS:
-            return self._arch(i, name, joined if eq else None)
-        entries = tuple(
-            e for e in self.port.rules.flags.get(name if eq else core, ()) if self.nvcc_line or not e.nvcc_line
-        )
-        if not entries:
-            if core.startswith("-l") and len(core) > 2 and not eq:
+        following = self.words[i + 1].core if self._next_is_value(i) else None
+        found = match_flag(self.port.rules, core, following, self.nvcc_line)
+        if found is None:
+            if core.startswith("-l") and len(core) > 2 and "=" not in core:
                 self._link(i, core[2:])
             return i
-        value, last = None, i
-        if eq:
-            if not any(e.value in ("joined", "either") for e in entries):
-                return i
-            value = joined
-        elif any(e.value in ("separate", "either") for e in entries) and self._next_is_value(i):
-            value, last = self.words[i + 1].core, i + 1
-        elif not any(e.value == "none" for e in entries):
-            return i
-        rule = next((e for e in entries if e.match is not None and e.match == value), None) or next(
-            (e for e in entries if e.match is None), None
-        )
+        last = i + 1 if found.takes_next else i
+        if found.arch:
+            return self._arch(i, last)
+        rule, value = found.rule, found.value
         if rule is None:
             return last
         word = self.words[i]
         self.handled.update(range(i, last + 1))
+        name = core.partition("=")[0]
         if rule.hip is None:
             shown = core if last == i else f"{core} {value}"
             self.port.finding(
@@ -78,15 +109,7 @@ class FlagPass:
         self._rewrite(i, last, rule.hip.format(value=value or "").split())
         return last
 
-    def _arch(self, i: int, name: str, joined: str | None) -> int:
-        last = i
-        value = joined
-        if value is None:
-            if not self._next_is_value(i):
-                return i
-            value, last = self.words[i + 1].core, i + 1
-        if not (_ARCH_VALUE.search(value) or (self.nvcc_line and value.startswith(("$(", "${")))):
-            return i  # -arch x86_64 and friends belong to other compilers
+    def _arch(self, i: int, last: int) -> int:
         self.handled.update(range(i, last + 1))
         if self.arch_done:
             self._rewrite(i, last, [])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from hipport.buildfiles.arch_list import port_arch_lists
 from hipport.buildfiles.edit import BuildPort, split_words
 from hipport.buildfiles.flags import FlagPass
 from hipport.buildfiles.names import NamePass
@@ -36,6 +37,13 @@ def port_makefile(port: BuildPort) -> None:
             if index not in handled:
                 names.run(word.start, word.end)
         _define_platform(port, words)
+    port_arch_lists(port, make=True)
+
+
+def port_shell(port: BuildPort) -> None:
+    """A shell script: only the GPU target lists it sets (TORCH_CUDA_ARCH_LIST=...) are ported;
+    its compiler lines are not read."""
+    port_arch_lists(port, make=False)
 
 
 def _define_platform(port: BuildPort, words) -> None:

@@ -119,6 +119,29 @@ platform_option = click.option(
     default=None,
     help="What the HIP code must build for: both (default) reports AMD-only HIP spellings (HP441); amd allows them.",
 )
+torch_version_option = click.option(
+    "--torch-version",
+    metavar="X.Y",
+    help="The ROCm PyTorch a PyTorch extension's port builds against: before 2.11 the port writes hipify's "
+    "MasqueradingAsCUDA names, from 2.11 on it keeps PyTorch's CUDA names. Default: the newest the rules know.",
+)
+
+
+def with_torch_version(options, torch_version: str | None):
+    """options targeting that PyTorch release (the pytorch dialect's rules, rules/pytorch.toml)."""
+    import dataclasses
+
+    from hipport.versions import parse_version
+
+    if torch_version is None:
+        return options
+    try:
+        parse_version(torch_version)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--torch-version") from None
+    return dataclasses.replace(options, dialect_versions=(("pytorch", torch_version),))
+
+
 rules_option = click.option(
     "--rules",
     "user_rules",

@@ -20,6 +20,8 @@ from hipport.cli.common import (
     config_option,
     hip_version_option,
     platform_option,
+    torch_version_option,
+    with_torch_version,
     rules_option,
 )
 from hipport.cli.tree_flags import tree_options
@@ -49,6 +51,7 @@ from hipport.cli.tree_flags import tree_options
 )
 @rules_option
 @platform_option
+@torch_version_option
 @click.option(
     "--port-strings/--no-port-strings",
     default=None,
@@ -130,6 +133,7 @@ def convert(
     port_strings: bool | None = None,
     platform: str | None = None,
     all_findings: bool = False,
+    torch_version: str | None = None,
     **tree,
 ) -> None:
     """Port SRC (a file or a directory) to HIP.
@@ -175,6 +179,7 @@ def convert(
         _options(config.hip_version, config.launch_syntax, config.roc, config.platform),
         port_strings=config.port_strings,
     )
+    options = with_torch_version(options, torch_version)
     if mode == "shim":
         options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
     options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)

@@ -26,6 +26,8 @@ def file_entry(result: FileResult) -> dict:
         "findings": findings,
         # what the findings predict the compiler will say (hipport/emit/verdict.py)
         **verdict(findings),
+        # the dialect whose rules ported it (pytorch: a custom operator, hipport/report/operators.py)
+        **({"dialect": result.dialect} if result.dialect else {}),
     }
 
 

@@ -117,6 +117,8 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
         return site.path
     roc = options.roc and header.roc is not None
     path = header.roc if roc else header.hip
+    if header.rename_words and path is not None and header.cuda.endswith("/"):
+        path += renamed_words(site.path[len(header.cuda) :], header.rename_words)
     target = options.hip_version or rules.newest_hip
     if header.added and not roc and target < parse_version(header.added):
         if header.older:
@@ -149,6 +151,15 @@ def _target(site: IncludeSite, rules: RuleSet, options: Options, plan: IncludePl
             )
             return flat
     return path
+
+
+def renamed_words(rest: str, words: tuple[str, ...]) -> str:
+    """The path below a rename_words directory rule as a ROCm PyTorch names it (CUDAContext.h ->
+    HIPContext.h with "CUDA=HIP", detail/ stays)."""
+    for word in words:
+        old, _, new = word.partition("=")
+        rest = rest.replace(old, new)
+    return rest
 
 
 def header_rule(rules: RuleSet, path: str) -> HeaderRule | None:

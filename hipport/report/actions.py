@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hipport.report.metrics import FileMetrics, Metrics, format_percent, library_title
-from hipport.report.verdict import packages, replaced
+from hipport.report.operators import operator_lines
+from hipport.report.verdict import file_verdict, packages, replaced
 from hipport.ruleset.model import RuleSet
 
 # The codes of code that builds and runs on AMD, but assumes 32-lane warps (the warp-size lints,
@@ -100,6 +101,13 @@ def verdict_counts(metrics: Metrics) -> list[tuple[str, str]]:
         ("review", f"{counts['review']} {'needs' if counts['review'] == 1 else 'need'} review"),
         ("ports", f"{counts['ports']} {'ports' if counts['ports'] == 1 else 'port'} automatically"),
     ]
+
+
+def operator_summary(report: dict, rules: RuleSet) -> list[str]:
+    """A PyTorch extension's operator view (report/operators.py) as lines, a heading first, judging
+    each file as the rest of the report does; none for a report without operators."""
+    roc = bool(report.get("options", {}).get("roc"))
+    return operator_lines(report, lambda entry: file_verdict(entry, rules, roc))
 
 
 def is_runtime_risk(code: str) -> bool:

@@ -6,7 +6,7 @@ The per-file table goes in a <details> block so a large tree keeps the comment s
 
 from __future__ import annotations
 
-from hipport.report.actions import ActionList, FileActions, action_list, sections, verdict_counts
+from hipport.report.actions import ActionList, FileActions, action_list, operator_summary, sections, verdict_counts
 from hipport.report.metrics import Metrics, format_percent, library_title
 from hipport.report.verdict import format_minutes
 from hipport.ruleset.model import RuleSet
@@ -41,6 +41,9 @@ def render_markdown(report: dict, metrics: Metrics, rules: RuleSet) -> str:
         f"| findings | {sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} info |",
         f"| estimated work | {_work(m.minutes)} |",
     ]
+    operators = operator_summary(report, rules)  # a PyTorch extension's custom operators, worst first
+    if operators:
+        out += ["", f"### {operators[0]}", "", "```", *(line[2:] for line in operators[1:]), "```"]
     if m.not_ported:
         shown = m.not_ported[:TOP_NAMES]
         title = "Not ported automatically" + (

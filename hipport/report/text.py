@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from hipport.report.actions import ActionList, FileActions, action_list, sections, verdict_counts
+from hipport.report.actions import ActionList, FileActions, action_list, operator_summary, sections, verdict_counts
 from hipport.report.metrics import Metrics, format_percent, library_title
 from hipport.report.verdict import format_minutes
 from hipport.ruleset.model import RuleSet
@@ -24,6 +24,9 @@ MAX_PROBLEMS = 5  # per file there
 def render_text(report: dict, metrics: Metrics, rules: RuleSet) -> str:
     actions = action_list(report, metrics, rules)
     lines = _title(metrics) + ["", *_action_lines(actions, metrics)]
+    operators = operator_summary(report, rules)  # a PyTorch extension's custom operators, worst first
+    if operators:
+        lines += ["", _bold(operators[0]), *operators[1:]]
     lines += ["", *_headline(metrics)]
     lines += ["", *_files_table(metrics)]
     if metrics.converted_by_library:

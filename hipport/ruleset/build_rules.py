@@ -22,6 +22,29 @@ class BuildWord:
     cuda: str
     hip: str | None
     note: str = ""
+    code: str = "HP501"  # the finding that reports the note
+
+
+@dataclass(frozen=True, slots=True)
+class ArchVariable:
+    """A variable that lists the GPU targets (TORCH_CUDA_ARCH_LIST), and what the HIP build reads
+    instead; environment: that build reads it from the environment only."""
+
+    cuda: str
+    hip: str
+    environment: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionCall:
+    """A setup.py call that builds a GPU extension (CUDAExtension): what a ROCm build does with it,
+    and the keyword whose dict holds the GPU compiler's flags under flags_key."""
+
+    call: str
+    note: str
+    flags_keyword: str | None = None
+    flags_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +85,8 @@ class BuildRules:
     paths: dict[str, str] = field(default_factory=dict)
     root_variables: frozenset[str] = frozenset()
     arches: dict[str, OffloadArch] = field(default_factory=dict)
+    arch_variables: dict[str, ArchVariable] = field(default_factory=dict)
+    extensions: dict[str, ExtensionCall] = field(default_factory=dict)
     tests: list[BuildTest] = field(default_factory=list)
 
     def merge(self, data: dict, text: str, origin: str) -> None:
@@ -78,7 +103,17 @@ class BuildRules:
             for target in library.targets:
                 self.targets[target] = library
         for entry in data.get("build_package", []):
-            self.packages[entry["cuda"]] = BuildWord(entry["cuda"], entry.get("hip"), entry.get("note", ""))
+            self.packages[entry["cuda"]] = BuildWord(
+                entry["cuda"], entry.get("hip"), entry.get("note", ""), entry.get("code", "HP501")
+            )
+        for entry in data.get("build_arch_variable", []):
+            variable = ArchVariable(entry["cuda"], entry["hip"], entry.get("environment", False), entry.get("note", ""))
+            self.arch_variables[variable.cuda] = variable
+            self.words[variable.cuda] = BuildWord(variable.cuda, variable.hip)  # where a build file reads it
+        for entry in data.get("build_extension", []):
+            self.extensions[entry["call"]] = ExtensionCall(
+                entry["call"], entry["note"], entry.get("flags_keyword"), entry.get("flags_key")
+            )
         for entry in data.get("build_word", []):
             self.words[entry["cuda"]] = BuildWord(entry["cuda"], entry.get("hip"), entry.get("note", ""))
         for entry in data.get("build_flag", []):
@@ -125,4 +160,4 @@ class BuildRules:
 
 
 # Rule records the rule cache stores field by field (hipport/ruleset/loader.py).
-BUILD_RECORDS = (BuildLibrary, BuildWord, BuildFlag, OffloadArch, BuildTest)
+BUILD_RECORDS = (BuildLibrary, BuildWord, BuildFlag, OffloadArch, BuildTest, ArchVariable, ExtensionCall)

@@ -58,6 +58,9 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "note": STR,
             "added": STR,
             "older": STR,
+            # a directory rule (cuda and hip end in /) that also replaces these words ("CUDA=HIP") in the
+            # rest of the path, as a ROCm PyTorch names ATen/cuda/CUDAContext.h ATen/hip/HIPContext.h
+            "rename_words": STR_LIST,
         },
     ),
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
@@ -156,11 +159,16 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"cuda": STR},
         {"targets": STR_LIST, "package": STR, "hip_target": STR, "hip_link": STR, "note": STR},
     ),
-    "build_package": ({"cuda": STR}, {"hip": STR, "note": STR}),
+    "build_package": ({"cuda": STR}, {"hip": STR, "note": STR, "code": STR}),
+    "build_arch_variable": ({"cuda": STR, "hip": STR}, {"environment": BOOL, "note": STR}),
+    "build_extension": ({"call": STR, "note": STR}, {"flags_keyword": STR, "flags_key": STR}),
     "build_word": ({"cuda": STR}, {"hip": STR, "note": STR}),
     "build_flag": ({"flag": STR}, {"value": STR, "match": STR, "hip": STR, "note": STR, "nvcc_line": BOOL}),
     "build_path": ({"cuda": STR, "hip": STR}, {"note": STR}),
     "offload_arch": ({"name": STR}, {"added": STR, "default": BOOL, "note": STR}),
+    # a qualified name a dialect rewrites whole (hipify 1.x: CUDACachingAllocator::get ->
+    # HIPCachingAllocatorMasqueradingAsCUDA::get): listed for explain, applied by its first identifier
+    "qualified": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "build_test": ({"file": STR, "before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
 }
 
@@ -175,6 +183,18 @@ TOP_LEVEL = {
     "patterns": STR_LIST,
     "typedef_names": STR_LIST,
     "cuda_root_variables": STR_LIST,
+    # A dialect (hipport/ruleset/dialects.py): the file's rules apply only to code the dialect's
+    # markers recognise, for target releases from dialect_since and before dialect_until.
+    "dialect": STR,
+    "dialect_title": STR,
+    "dialect_since": STR,
+    "dialect_until": STR,
+    "dialect_facts": STR,
+    "detect_includes": STR_LIST,
+    "detect_build": STR_LIST,
+    # the namespaces a dialect declares its names in: the last part of a name qualified by one of
+    # them (at::cuda::getCurrentCUDAStream) is looked up in the dialect's names
+    "qualified_scopes": STR_LIST,
 }
 
 SEVERITIES = {"error", "warning", "info"}

@@ -134,6 +134,18 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
     data = parse_rule_file(path, blob, trusted=builtin)
     origin = Origin(str(path.name if builtin else path), builtin)
     library = data.get("library", "user" if not builtin else "")
+    if "dialect" in data:  # its own layer, applied to the code the dialect recognises
+        from hipport.ruleset.dialects import add_layer
+
+        layer = RuleSet()
+        _merge_data(layer, data, blob, origin, library)
+        add_layer(ruleset, data, layer)
+        ruleset.tests.extend(layer.tests)
+        return
+    _merge_data(ruleset, data, blob, origin, library)
+
+
+def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, library: str) -> None:
 
     for entry in data.get("rename", []):
         extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
@@ -173,6 +185,11 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
             added=entry.get("added"),
             older=entry.get("older"),
             note=entry.get("note"),
+            rename_words=tuple(entry.get("rename_words", ())),
+        )
+    for entry in data.get("qualified", []):
+        ruleset.qualified[entry["cuda"]] = NameRule(
+            entry["cuda"], entry["hip"], entry.get("library", library), "qualified", "", origin, note=entry.get("note")
         )
     for entry in data.get("macro", []):
         ruleset.macros[entry["cuda"]] = MacroRule(

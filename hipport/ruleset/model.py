@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ from hipport.versions import Version, parse_version
 
 if TYPE_CHECKING:  # `hipport check` never needs the build-file tables, nor their module
     from hipport.ruleset.build_rules import BuildRules
+    from hipport.ruleset.dialects import Dialect
 
 
 def _new_build_rules() -> BuildRules:
@@ -75,6 +77,7 @@ class HeaderRule:
     added: str | None = None  # first HIP with the hip path
     older: str | None = None  # what a HIP before added includes instead (None: nothing, an error)
     note: str | None = None  # why, or what to use instead, for a header HIP lacks
+    rename_words: tuple[str, ...] = ()  # a directory rule's "CUDA=HIP" replacements in the rest of the path
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +192,13 @@ class RuleSet:
     unmapped_patterns: tuple[str, ...] = ()
     tests: list[RuleTest] = field(default_factory=list)
     build: BuildRules = field(default_factory=_new_build_rules)  # CMake and Makefile tables
+    # name -> a dialect's rules (PyTorch's CUDA API), applied to the code it recognises (ruleset/dialects.py)
+    dialects: dict[str, Dialect] = field(default_factory=dict)
+    qualified: dict[str, NameRule] = field(default_factory=dict)  # a dialect's A::b rewritten whole
+    # set on a rule set overlaid by a dialect: its own name rules, looked up for the last part of a
+    # name qualified by one of its namespaces (at::cuda::getCurrentCUDAStream), and those namespaces
+    dialect_names: Mapping[str, NameRule] = field(default_factory=dict)
+    dialect_scopes: frozenset[str] = frozenset()
     digest: str = ""
     # derived, rebuilt by finish()
     vocabulary: frozenset[str] = frozenset()

@@ -16,6 +16,7 @@ from hipport.options import Options
 from hipport.parse.encoding import wide_encoding
 from hipport.parse.scan import scan
 from hipport.parse.sites import ParsedFile
+from hipport.ruleset.dialects import dialect_for
 from hipport.ruleset.model import RuleSet
 from hipport.suppress import apply_suppressions
 
@@ -57,6 +58,9 @@ def _port(
         )
         porter._finish()
         return result
+    if rules.dialects:
+        rules, dialect = dialect_for(source, rules, options.dialects, options.dialect_versions)
+        result.dialect = dialect.name if dialect is not None else None
     candidates = scan(source, rules.is_interesting, rules.lint_index, rules.scan_memo)
     if not candidates:
         return result

@@ -21,6 +21,7 @@ class FileResult:
     launches: int = 0
     parsed: bool = False
     suppressed: int = 0  # findings hidden by hipport: ignore comments
+    dialect: str | None = None  # the dialect whose rules the file was ported with (pytorch)
     _changed: bool | None = field(default=None, repr=False)  # set by release()
 
     @property

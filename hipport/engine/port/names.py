@@ -11,7 +11,7 @@ from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
 from hipport.engine.platform_calls import platform_casts, uncast_arguments
 from hipport.engine.pointer_types import pointer_type_edit
-from hipport.engine.port.state import PortState
+from hipport.engine.port.qualified import QualifiedSteps
 from hipport.engine.warp import plan_rewrite
 from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
 from hipport.ruleset.argrules import ArgumentRule
@@ -26,12 +26,14 @@ _USE, _DECLARATION, _NAMESPACE, _MARKER = Role.USE, Role.DECLARATION, Role.NAMES
 _PLATFORM_NAMES = {"amd": "AMD", "nvidia": "NVIDIA"}
 
 
-class NameRuleSteps(PortState):
+class NameRuleSteps(QualifiedSteps):
     def _name(self, site: NameSite, declared_elsewhere: frozenset[str]) -> None:
         rules = self.rules
         name = site.name
         role = site.role
         if self.dropped and self._dropped(site.start):
+            return
+        if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
             self.uses_device_code = True
@@ -68,6 +70,10 @@ class NameRuleSteps(PortState):
         argument_rule = self._argument_rule(site, rule) if name in rules.arguments and role is _USE else None
         if argument_rule is not None and argument_rule.keep_name:
             self._plan_arguments(site, argument_rule)
+            return
+        if rule is not None and rule.kind == "kept":  # a dialect's name its HIP build declares as it is
+            self.result.converted[rule.library] += 1
+            self.result.converted_names[name] += 1
             return
         if (
             argument_rule is None

@@ -29,6 +29,11 @@ class PortState:
         self.argument_plans: list[PlannedCall] = []
         self.parsed: ParsedFile | None = None
         self._calls: dict[str, list[NameSite]] | None = None
+        # a dialect's qualified chains (engine/qualified.py): the last one read ends here, and the
+        # spans of its parts that a rule handled
+        self.chain_end = 0
+        self.chain_spans: list[tuple[int, int]] = []
+        self.qualified_index: dict | None = None
 
     def _dropped(self, offset: int) -> bool:
         return bool(self.dropped) and any(start <= offset < end for start, end in self.dropped)
