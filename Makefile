@@ -22,7 +22,7 @@ HIPCPU_PKGS := g++ libtbb-dev
 HIP_NVIDIA ?= $(firstword $(HIPPORT_HIP_PATH) $(wildcard ../shared/vendor/HIP-nvidia ../../shared/vendor/HIP-nvidia) .hip-nvidia)
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers rules clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
+.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -97,6 +97,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check hipport
 	$(BIN)/mypy
 	$(BIN)/ruff format --check hipport
+
+# docs/codes.md (from rules/codes.toml) and docs/modules.md (from the docstrings); tests/test_docs.py
+# fails when either is stale.
+docs: $(STAMP)
+	$(BIN)/python tools/gen_docs.py
 
 test: lint $(STAMP) bytecode hipcc hipcpu browser clang-headers
 	HIPPORT_HIP_CPU=$(abspath $(HIP_CPU)) $(BIN)/pytest -q

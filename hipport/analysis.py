@@ -14,20 +14,29 @@ from hipport import porting
 from hipport.buildfiles import build_file_kind
 from hipport.options import Options
 from hipport.porting import PortError, TreeRun
-from hipport.project import ProjectHeaders
+from hipport.project import ProjectHeaders, own_names, project_include_dirs
 from hipport.ruleset.model import RuleSet
 
 
-def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
+def analyze(paths: list[Path], rules: RuleSet, options: Options, progress=None) -> TreeRun:
     """Port files and trees in memory only, for check and report: nothing is written.
 
     Paths are shown as given (a tree's files joined to the tree's path), so the
-    output reads like a compiler's and editors can jump to it.
+    output reads like a compiler's and editors can jump to it. progress(done, total, path),
+    if given, is called after each file.
     """
     run = TreeRun()
-    headers = ProjectHeaders()
-    files, run.errors = source_files(paths)
-    for file in files:
+    declares = own_names(rules)
+    # the files named one by one (a pre-commit hook's): their project is where the command runs
+    loose = ProjectHeaders(declares=declares, root=Path.cwd())
+    trees: dict[Path, ProjectHeaders] = {}
+    files, run.errors = sources_by_tree(paths)
+    for done, (file, tree) in enumerate(files, 1):
+        headers = loose
+        if tree is not None:  # a named tree's headers are found as convert finds them
+            headers = trees.get(tree) or trees.setdefault(
+                tree, ProjectHeaders(project_include_dirs(tree), declares, root=tree)
+            )
         try:
             if build_file_kind(file.name):
                 run.results.append(_build_file(file, rules, options))
@@ -35,6 +44,8 @@ def analyze(paths: list[Path], rules: RuleSet, options: Options) -> TreeRun:
                 run.results.append(porting.port_file(file, rules, options, display=file.as_posix(), headers=headers))
         except PortError as exc:
             run.errors.append(str(exc))
+        if progress is not None:
+            progress(done, len(files), file.as_posix())
     run.results.sort(key=lambda r: r.path)
     return run
 
@@ -52,12 +63,18 @@ def _build_file(path: Path, rules: RuleSet, options: Options):
 
 
 def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
-    """Files named on a command line, and the sources of the trees named there.
+    """Files named on a command line, and the sources of the trees named there."""
+    files, errors = sources_by_tree(paths)
+    return [file for file, _ in files], errors
+
+
+def sources_by_tree(paths: list[Path]) -> tuple[list[tuple[Path, Path | None]], list[str]]:
+    """source_files, each with the tree named that holds it (None for a file named itself).
 
     Trees get the same selection convert makes: .gitignore'd vendored code is
     not the user's to fix, and links are never followed.
     """
-    files: list[Path] = []
+    files: list[tuple[Path, Path | None]] = []
     errors: list[str] = []
     for given in paths:
         path = Path(given)
@@ -66,10 +83,10 @@ def source_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
             from hipport.tree.walk import select
 
             selection = select(path)
-            files.extend(entry.path for entry in (*selection.of_kind("source"), *selection.of_kind("build")))
+            files.extend((entry.path, path) for entry in (*selection.of_kind("source"), *selection.of_kind("build")))
             errors.extend(selection.errors)
         elif path.exists():
-            files.append(path)
+            files.append((path, None))
         else:
             errors.append(missing_path_message(path))
     return files, errors

@@ -6,10 +6,13 @@ Nothing is written. This is what the pre-commit hook runs on every commit.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 
 from hipport.analysis import analyze
+from hipport.diagnostics import Finding
 from hipport.baseline import drop_known
 from hipport.options import Options
 from hipport.policy import Policy, reaches
@@ -38,9 +41,14 @@ class CheckRun:
 
 
 def run_check(
-    paths: list[Path], rules: RuleSet, options: Options, policy: Policy = Policy(), baseline: Counter | None = None
+    paths: list[Path],
+    rules: RuleSet,
+    options: Options,
+    policy: Policy = Policy(),
+    baseline: Counter | None = None,
+    progress=None,
 ) -> CheckRun:
-    tree = analyze(paths, rules, options)
+    tree = analyze(paths, rules, options, progress)
     run = CheckRun(results=tree.results, errors=tree.errors)
     for result in run.results:
         result.findings = policy.apply(result.findings)
@@ -50,8 +58,32 @@ def run_check(
     return run
 
 
+# Per file and code, the findings listed before the rest are counted in one line: a generated
+# 5 MB file's 36,000 HP401 warnings say nothing the first ten do not.
+SHOWN_PER_CODE = 10
+
+
 def format_line(path: str, finding) -> str:
     return f"{path}:{finding.line}:{finding.column}: {finding.severity.value} {finding.code} {finding.message}"
+
+
+def finding_lines(findings: Iterable[tuple[str, Finding]], every: bool = False) -> list[str]:
+    """A line per (path, finding), sorted; past SHOWN_PER_CODE of one code in one file, unless
+    every, one line says how many more there are."""
+    lines: list[str] = []
+    ordered = sorted(findings, key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code))
+    for path, group in groupby(ordered, key=lambda pf: pf[0]):
+        shown: Counter[str] = Counter()
+        more: Counter[str] = Counter()
+        for _, finding in group:
+            code = finding.code
+            if every or shown[code] < SHOWN_PER_CODE:
+                lines.append(format_line(path, finding))
+                shown[code] += 1
+            else:
+                more[code] += 1
+        lines += [f"{path}: ... and {n:,} more {code} in this file" for code, n in sorted(more.items())]
+    return lines
 
 
 def split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -59,12 +91,13 @@ def split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(c.strip() for v in values for c in v.split(",") if c.strip())
 
 
-def text_lines(run: CheckRun, quiet: bool) -> tuple[list[str], str | None]:
-    """The text format: a line per finding, sorted (stdout), and the summary line (stderr) unless quiet."""
-    lines = [
-        format_line(path, finding)
-        for path, finding in sorted(run.findings(), key=lambda pf: (pf[0], pf[1].line, pf[1].column, pf[1].code))
-    ]
+def text_lines(run: CheckRun, quiet: bool, fail_on: str = "error", every: bool = False) -> tuple[list[str], str | None]:
+    """The text format: a line per finding, sorted (stdout), and the summary line (stderr). Quiet,
+    for a hook: no summary, and no information findings unless they are what fails the check."""
+    shown = run.findings()
+    if quiet and fail_on != "info":
+        shown = ((path, f) for path, f in shown if f.severity.value != "info")
+    lines = finding_lines(shown, every)
     if quiet or run.nothing_checked:
         return lines, None
     counts = {"error": 0, "warning": 0, "info": 0}

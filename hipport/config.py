@@ -52,16 +52,26 @@ class Config:
     platform: str | None = None  # what the port must build for: both, amd or nvidia
 
 
+# Any table header or dotted key that names hipport under tool, however it is spelled
+# ([tool.hipport], [ tool . "hipport" ], an unclosed [tool.hipport, tool.hipport.x = ...): a file
+# with one is read with a TOML parser, which says whether it holds settings or is malformed.
+_MENTION = re.compile(rb"""^[ \t]*\[?[ \t]*["']?tool["']?[ \t]*\.[ \t]*["']?hipport\b""", re.M)
+_TOOL_TABLE = re.compile(rb"""^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\][^\[]*?^[ \t]*["']?hipport\b""", re.M | re.S)
+
+
 def find_config(start: Path | None = None) -> Path | None:
+    """The closest pyproject.toml upwards that has [tool.hipport] settings, or one that seems to
+    have some and does not parse: load_config then says where it is broken."""
     directory = (start or Path.cwd()).resolve()
     for candidate in (directory, *directory.parents):
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
             try:
-                if re.search(rb"^\[tool\.hipport\]", pyproject.read_bytes(), re.M):
-                    return pyproject
+                data = pyproject.read_bytes()
             except OSError:
                 continue
+            if _MENTION.search(data) or _TOOL_TABLE.search(data):
+                return pyproject
     return None
 
 
@@ -71,18 +81,21 @@ def load_config(path: Path | None) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}:0: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     import tomllib  # here: most hooks run where no pyproject.toml has a [tool.hipport] table
 
     try:
         table = tomllib.loads(text).get("tool", {}).get("hipport", {})
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}:{getattr(exc, 'lineno', 0)}: {exc}") from None
+        raise ConfigError(_toml_error(path, exc)) from None
     except RecursionError:
-        raise ConfigError(f"{path}:0: nested too deeply to be a pyproject.toml") from None
+        raise ConfigError(f"{path}: nested too deeply to be a pyproject.toml") from None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}:{_line_of_table(text)}: tool.hipport must be a table ([tool.hipport])")
 
     def fail(key: str, message: str) -> ConfigError:
-        return ConfigError(f"{path}:{_line_of(text, key)}: [tool.hipport] {message}")
+        line = _line_of(text, key)
+        return ConfigError(f"{path}:{line}: [tool.hipport] {message}" if line else f"{path}: [tool.hipport] {message}")
 
     for key, value in table.items():
         if key not in KEYS:
@@ -120,15 +133,35 @@ def load_config(path: Path | None) -> Config:
     )
 
 
-def _line_of(text: str, key: str) -> int:
+def _line_of(text: str, key: str) -> int | None:
     in_table = False
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("["):
-            in_table = stripped.startswith("[tool.hipport")
+            in_table = _TABLE_HEADER.match(stripped) is not None
         elif in_table and re.match(rf'"?{re.escape(key)}"?\s*=', stripped):
             return number
-    return 0
+    return _line_of_table(text)
+
+
+_TABLE_HEADER = re.compile(r"""\[[ \t]*["']?tool["']?[ \t]*\.[ \t]*["']?hipport["']?[ \t]*\]""")
+
+
+def _line_of_table(text: str) -> int | None:
+    match = _MENTION.search(text.encode("utf-8", "surrogateescape"))
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _toml_error(path: Path, exc: Exception) -> str:
+    """file:line: message for a TOML error; no line where the parser names none (the end of the
+    document: what is unclosed began earlier, and the parser does not say where)."""
+    message = str(exc)
+    line = getattr(exc, "lineno", None)  # Python 3.14 and later
+    at = re.search(r" \(at line (\d+), column \d+\)$", message)
+    if at is not None:
+        line = line or int(at.group(1))
+        message = message[: at.start()]
+    return f"{path}:{line}: {message}" if line else f"{path}: {message}"
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,7 @@ def render_explain(result: dict) -> str:
         ("section", "section"),
         ("header", "CUDA header"),
         ("hip", "HIP"),
+        ("replacement", "instead, use"),
         ("dialect", "dialect"),
         ("releases", "target releases"),
         ("offers", "ROCm build offers"),

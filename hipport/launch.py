@@ -3,7 +3,7 @@
 A pre-commit hook starts hipport on every commit, so start-up and shut-down are
 what its users wait for. Two things here are for them:
 
-- A plain `hipport check [-q] [--fail-on L] [--hip-version X.Y] [--select C]
+- A plain `hipport check [-q] [--all-findings] [--fail-on L] [--hip-version X.Y] [--select C]
   [--ignore C] [--rules F] [--baseline F] [--config F] FILES` runs without click,
   whose import and the building of every command's options cost about a fifth of
   such a run. Anything else, or any problem at all before the check itself
@@ -89,11 +89,14 @@ def plain_check_arguments(argv: list[str]) -> dict | None:
     this does not handle exactly as it does (which then goes to click)."""
     if not argv or argv[0] != "check":
         return None
-    given: dict = {"paths": [], "quiet": False, "select": [], "ignore": [], "rules": []}
+    given: dict = {"paths": [], "quiet": False, "all_findings": False, "select": [], "ignore": [], "rules": []}
     args = iter(argv[1:])
     for arg in args:
         if arg in ("-q", "--quiet"):
             given["quiet"] = True
+            continue
+        if arg == "--all-findings":
+            given["all_findings"] = True
             continue
         if not arg.startswith("-"):
             given["paths"].append(arg)
@@ -193,7 +196,7 @@ def _run_plain_check(given: dict, settings, options, rules, known) -> int:
         Policy(settings.select, settings.ignore, settings.severity),
         known,
     )
-    lines, summary = text_lines(run, given["quiet"])
+    lines, summary = text_lines(run, given["quiet"], settings.fail_on, given["all_findings"])
     _echo([f"hipport: {message}" for message in run.errors], sys.stderr)
     _echo(lines, sys.stdout)
     _echo([summary] if summary is not None else [], sys.stderr)

@@ -60,6 +60,7 @@ class TreeRun:
     # convert on a tree (hipport.tree): what the run did beyond porting
     cached: int = 0  # sources served from the incremental cache
     skipped: int = 0  # left out by .gitignore or --exclude
+    left_out: list[str] = field(default_factory=list)  # what was, by path (a folder ends in '/')
     build_files: int = 0
     binary: int = 0  # files with a source or build-file name that hold binary data: copied
     written: int = 0

@@ -72,3 +72,19 @@ def load_cases(root: Path = FIXTURES) -> list[Case]:
 
 CASES = load_cases()
 LINT_CASES = load_cases(ROOT / "fixtures" / "lints")
+
+
+class Terminal:
+    """A stream that says it is a terminal and keeps what is written to it (progress lines)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True

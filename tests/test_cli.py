@@ -76,7 +76,7 @@ def test_in_place_is_idempotent(kernel):
     (["convert", "{kernel}"], "give -o OUT"),
     (["convert", "{kernel}", "-o", "-", "--hip-version", "five"], "not a version"),
     (["convert", "{kernel}", "-o", "{kernel}"], "output is the input file"),
-    (["convert", "{kernel}", "-o", "-", "--rules", "nope.toml"], "nope.toml:0: cannot read rule file"),
+    (["convert", "{kernel}", "-o", "-", "--rules", "nope.toml"], "nope.toml: cannot read rule file"),
 ])
 def test_usage_errors_exit_2_with_one_line(kernel, args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -131,8 +131,10 @@ def test_plain_check_without_click_resolves_installed(hipconfig_says, source):
 
 
 def test_readme_states_the_default_target():
-    """The README's CLI section names the default target, the newest HIP the rule data knows."""
+    """The README and docs/convert.md name the default target, the newest HIP the rule data knows."""
     newest = format_version(load_rules().newest_hip)
     readme = (ROOT / "README.md").read_text()
-    cli = readme[readme.index("## The CLI") : readme.index("### Running ported programs")]
-    assert f"HIP {newest}" in cli and "default" in cli.lower()
+    assert f"The target is the newest HIP the rules know ({newest})" in readme
+    convert = (ROOT / "docs" / "convert.md").read_text()
+    target = convert[convert.index("## The target HIP") : convert.index("## Output and exit status")]
+    assert f"HIP {newest}" in target and "default" in target.lower()

@@ -518,7 +518,7 @@ def test_fifo_socket_and_device_are_left_out_with_a_message(tmp_path):
         assert proc.returncode == 0 and "Traceback" not in err
         for name, kind in kinds.items():
             assert f"hipport: {tree}/{name}: a {kind}, not a regular file; left out\n" in err
-        assert f", {len(kinds)} left out;" in err
+        assert f", {len(kinds)} left out (" in err
         assert tree_state(out) == {"a.cu": PORTED}
         assert json.loads((tmp_path / "r.json").read_text())["summary"]["skipped"] == len(kinds)
 

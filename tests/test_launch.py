@@ -119,7 +119,7 @@ def test_every_check_option_is_known_to_the_plain_check():
     from hipport.cli import main
 
     handled = {"paths", "fmt", "fail_on", "hip_version", "select", "ignore", "user_rules", "baseline",
-               "config_path", "quiet", "mode", "platform"}
+               "config_path", "quiet", "mode", "platform", "all_findings"}
     left_to_click = {"write_baseline", "shim_header"}  # plain_check_arguments returns None for these
     assert {p.name for p in main.commands["check"].params} == handled | left_to_click
     for option in left_to_click:
@@ -131,8 +131,10 @@ def test_all_output_is_there_after_the_quick_exit(project):
     """os._exit skips the interpreter's teardown, not what was printed: a long report arrives whole."""
     body = "".join(f"  cudaMadeUpThing{i}(p);\n" for i in range(3000))
     (project / "src" / "many.cu").write_text(_source(body))
-    done = _same_as_click(project, "check", "src/many.cu")
+    done = _same_as_click(project, "check", "--all-findings", "src/many.cu")
     assert done.stdout.count(b"\n") == 3000
+    grouped = _same_as_click(project, "check", "src/many.cu")  # by default, ten and a count of the rest
+    assert grouped.stdout.count(b"\n") == 11 and grouped.stdout.endswith(b"... and 2,990 more HP102 in this file\n")
 
 
 @pytest.mark.parametrize("code, status", [(None, 0), (0, 0), (1, 1), (2, 2), (130, 130), (256 + 3, 3)])

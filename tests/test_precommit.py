@@ -8,6 +8,7 @@ snapshot, exactly as a user's machine would build it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -122,3 +123,32 @@ def test_commit_is_blocked_until_the_code_is_fixed(tmp_path, hook_repo, pre_comm
                              capture_output=True, text=True, timeout=900)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert "Passed" in allowed.stdout + allowed.stderr
+
+
+def _documented_local_hook(page: Path) -> str:
+    """The `repo: local` configuration a page shows, as written there."""
+    blocks = re.findall(r"```yaml\n(.*?)```", page.read_text(), re.S)
+    (local,) = [b for b in blocks if "repo: local" in b]
+    return local
+
+
+def test_the_documented_local_hook_blocks_the_commit(tmp_path, pre_commit_env):
+    """README.md and docs/check.md show the same `repo: local` configuration, and it works as written
+    with the hipport on PATH."""
+    config = _documented_local_hook(ROOT / "README.md")
+    assert config == _documented_local_hook(ROOT / "docs" / "check.md")
+    repo = _user_repo(tmp_path)
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    env = {**pre_commit_env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run([*PRE_COMMIT, "install"], cwd=repo, env=env, check=True, capture_output=True)
+    _git(repo, "add", "-A")
+    blocked = subprocess.run(["git", "commit", "-m", "add interop"], cwd=repo, env=env, capture_output=True,
+                             text=True, timeout=300)
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0, output
+    assert "src/interop.cu:4:15: error HP101" in output
+    (repo / "src" / "interop.cu").unlink()
+    _git(repo, "add", "-A")
+    allowed = subprocess.run(["git", "commit", "-m", "portable"], cwd=repo, env=env, capture_output=True,
+                             text=True, timeout=300)
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr

@@ -86,10 +86,11 @@ def test_findings_about_no_library_are_grouped_by_what_they_are_about(rules):
 
     report = {"files": [{"path": "a.cu", "findings": [
         finding("HP403"), finding("HP403"), finding("HP502"), finding("HP901"), finding("HP202", "CUBLAS"),
-        finding("HP102")]}]}
+        finding("HP102"), finding("HP436", "hipBLAS"), finding("HP436", "MPI"), finding("HP799")]}]}
     groups = {group: counts["warning"] for group, counts in measure(report, rules).findings_by_library.items()}
-    assert groups == {"device-code lints": 2, "build files": 1, "parsing and encoding": 1, "CUBLAS": 1,
-                      NO_LIBRARY: 1}
+    # a library the port needs counts for the CUDA library it replaces: no cuBLAS bar beside a hipBLAS one
+    assert groups == {"device-code lints": 2, "build files": 1, "parsing and encoding": 1, "CUBLAS": 2,
+                      "names no rule knows": 1, "MPI": 1, NO_LIBRARY: 1}
 
 
 def test_clean_files_port_fully_and_problem_files_do_not(in_project):

@@ -134,11 +134,14 @@ def test_summary_numbers_in_the_dom_equal_the_json(browser, pages):
         "unsupported": s["unsupported"], "unmapped": s["unmapped"], "needs-newer-hip": s["needs_newer_hip"],
         "launches": s["launches"], "errors": s["findings_by_severity"]["error"],
         "warnings": s["findings_by_severity"]["warning"], "info": s["findings_by_severity"]["info"],
-        "effort-high": s["effort_by_class"]["high"], "effort-medium": s["effort_by_class"]["medium"],
-        "effort-low": s["effort_by_class"]["low"],
+        "work": s["estimated_minutes"],
+        # the verdicts: needs-library files port automatically too, with a library to install
+        "fails": s["verdicts"]["fails"], "review": s["verdicts"]["review"],
+        "ports": s["verdicts"]["ports"] + s["verdicts"]["needs-library"],
     }
     for key, value in expected.items():
-        assert shown[key] == [str(value), str(value)], key
+        assert shown[key][0] == str(value), key
+        assert shown[key][1] == (str(value) if key != "work" else "about 3.5 h"), key
     assert float(shown["percent"][0]) == s["ported_percent"]
     assert shown["percent"][1] == f"{s['ported_percent']:.1f}%"
     assert browser.run("return document.getElementById('hip-version').textContent") == report["options"]["hip_version"]
@@ -162,7 +165,11 @@ def test_files_table_sorts_by_a_clicked_column(browser, pages):
     html, report = pages
     browser.get(html.as_uri())
     column = "return Array.from(document.querySelectorAll('#files-table tbody tr')).map(r => r.cells[0].textContent)"
-    assert browser.run(column) == [e["path"] for e in report["files"]]
+    # worst first until a column is clicked: what will not build, then what needs review, by the work
+    assert browser.run(column) == ["src/l2_window.cu", "src/graph_debug.cu", "src/stream_device.cu",
+                                   "src/cuda_check.cuh", "src/gemm.cpp", "src/saxpy.cu"]
+    assert browser.run("return document.querySelectorAll('#files-table thead th')[1].getAttribute('aria-sort')") \
+        == "descending"
     click_errors = "document.querySelectorAll('#files-table thead th')[5].querySelector('button').click()"
     errors = {e["path"]: sum(f["severity"] == "error" for f in e["findings"]) for e in report["files"]}
     browser.run(click_errors)
@@ -188,3 +195,20 @@ def test_a_finding_shows_its_source_line_and_help(browser, pages):
     assert line.strip() == "CUDA_CHECK(cudaCtxResetPersistingL2Cache());"
     assert help_text.startswith("HIP has no counterpart")
     assert context_lines == 4  # two lines before, the line, one after (the file ends)
+
+
+def test_a_long_path_does_not_overflow_the_page(browser, tmp_path):
+    """A file table of deep paths wraps them: nothing sticks out of the page's column."""
+    deep = tmp_path / "src" / ("a_rather_long_directory_name_" * 4) / ("deeper_still_" * 6)
+    deep.mkdir(parents=True)
+    (deep / ("kernel_with_a_very_long_name_" * 3 + ".cu")).write_text(
+        "#include <cuda_runtime.h>\nvoid f() { cudaStreamSetAttribute(0, 0, 0); }\n")
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "src"), "--format", "html", "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    browser.get(page.as_uri())
+    main_box, table_box = browser.run(
+        "const m = document.querySelector('main').getBoundingClientRect();"
+        "const t = document.getElementById('files-table').getBoundingClientRect();"
+        "return [[m.left, m.right], [t.left, t.right]];")
+    assert main_box[0] <= table_box[0] and table_box[1] <= main_box[1]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT
+from conftest import ROOT, Terminal
 from hipport import api
 from hipport.cli import main
 from hipport.options import Options
@@ -516,32 +516,24 @@ def test_summary_line(project, tmp_path):
     assert result.exit_code == 0
     lines = result.output.strip().splitlines()
     assert lines[-1].startswith("hipport: 8 source file(s): 7 ported, 1 unchanged, 0 from cache; "
-                                "3 build file(s), 3 migrated; 8 copied, 1 left out; ")
+                                "3 build file(s), 3 migrated; 8 copied, 1 left out (vendor/); ")
     assert " edit(s); 0 error(s), 2 warning(s), 1 info; " in lines[-1]  # the info: a library the port needs
     # findings name the file as given, so an editor can open it
     assert f"{project.as_posix()}/Makefile:4:" in result.output
-
-
-class _Terminal:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, text: str) -> None:
-        self.text += text
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return True
 
 
 def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, monkeypatch):
     from hipport.ruleset.loader import load_rules
     from hipport.cli import tree_flags as cli_options
 
-    terminal = _Terminal()
+    from hipport.console import Progress
+
+    terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(Progress, "SHOW_AFTER", 0.0)  # the fixture ports faster than a bar appears
+    monkeypatch.setattr(Progress, "INTERVAL", 0.0)
+    monkeypatch.setenv("COLUMNS", "160")
+    monkeypatch.delenv("CI", raising=False)
     seen = []
     with cli_options.progress_bar(True) as update:
         settings = TreeSettings(progress=lambda *a: (seen.append(a), update(*a)), jobs=1)
@@ -549,7 +541,8 @@ def test_progress_bar_counts_files_and_names_the_current_one(project, tmp_path, 
     files = len([e for e in select(project).entries if e.kind != "dir"])
     assert [done for done, _, _ in seen] == sorted(done for done, _, _ in seen)
     assert seen[-1][:2] == (files, files) and {rel for _, _, rel in seen} >= {"src/main.cu", "CMakeLists.txt"}
-    assert f"{files}/{files}" in terminal.text and "src/main.cu" in terminal.text
+    assert f"{files}/{files} files  100%" in terminal.text and "src/main.cu" in terminal.text
+    assert terminal.text.endswith("\r\x1b[K")  # the line is erased for what follows
 
 
 def test_progress_is_quiet_in_ci(monkeypatch):

@@ -11,7 +11,7 @@ import click
 
 from hipport import __version__
 from hipport.cli import check, convert, explain, report, shim, verify
-from hipport.console import INTERRUPTED, print_names_as_bytes
+from hipport.console import interrupted_message, print_names_as_bytes
 
 
 class _Main(click.Group):
@@ -21,8 +21,8 @@ class _Main(click.Group):
         print_names_as_bytes()
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            click.echo(INTERRUPTED, err=True)
+        except KeyboardInterrupt as exc:
+            click.echo(interrupted_message(exc), err=True)
             sys.exit(130)
 
 

@@ -9,6 +9,7 @@ import click
 
 from hipport.cli.common import (
     _codes,
+    all_findings_option,
     _fail,
     _load_rules,
     _options,
@@ -43,7 +44,13 @@ from hipport.cli.common import (
     help="Record every current finding in FILE and exit 0.",
 )
 @config_option
-@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="For a hook: no summary line, and no information findings unless --fail-on info.",
+)
+@all_findings_option
 @click.option(
     "--mode",
     type=click.Choice(["port", "shim"]),
@@ -73,6 +80,7 @@ def check(
     mode: str = "port",
     shim_header: Path | None = None,
     platform: str | None = None,
+    all_findings: bool = False,
 ) -> None:
     """Report CUDA code that will not port to HIP; change nothing.
 
@@ -135,7 +143,7 @@ def check(
         click.echo(f"hipport: recorded {count} finding(s) in {write_baseline}", err=True)
         sys.exit(2 if run.errors else 0)
     if fmt == "text":  # hipport.launch prints the same lines when it runs a plain check without click
-        lines, summary = text_lines(run, quiet)
+        lines, summary = text_lines(run, quiet, settings.fail_on, all_findings)
         for line in lines:
             click.echo(line)
         if summary is not None:

@@ -21,9 +21,14 @@ def _load_rules(user_rules: tuple[str, ...]):
     try:
         return load_rules([Path(p) for p in user_rules])
     except RuleFileError as exc:
-        _fail(str(exc))
+        _fail(rule_file_message(exc))
     except FileNotFoundError as exc:
         _fail(str(exc))
+
+
+def rule_file_message(exc) -> str:
+    """file:line: message, or file: message for what is about no line (a file that cannot be read)."""
+    return f"{exc.path}:{exc.line}: {exc.message}" if exc.line else f"{exc.path}: {exc.message}"
 
 
 def _options(hip_version: str | None, launch_syntax: str, roc: bool, platform: str = "both"):
@@ -78,12 +83,16 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
     return split_codes(values)
 
 
-def _print_findings(results, base: Path | None = None) -> None:
-    """path:line:col lines; a tree's paths are joined to the tree, so an editor can open them."""
-    for result in sorted(results, key=lambda r: r.path):
-        path = (base / result.path).as_posix() if base is not None else result.path
-        for f in result.findings:
-            click.echo(f"{path}:{f.line}:{f.column}: {f.severity.value} {f.code} {f.message}", err=True)
+def _print_findings(results, base: Path | None = None, every: bool = False) -> None:
+    """path:line:col lines; a tree's paths are joined to the tree, so an editor can open them.
+    Past 10 findings of one code in one file, unless every, one line counts the rest."""
+    from hipport.check import finding_lines
+
+    def shown(result) -> str:
+        return (base / result.path).as_posix() if base is not None else result.path
+
+    for line in finding_lines(((shown(r), f) for r in results for f in r.findings), every):
+        click.echo(line, err=True)
 
 
 def _print_summary(summary: dict, elapsed: float) -> None:
@@ -145,4 +154,9 @@ config_option = click.option(
     "config_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="pyproject.toml to read [tool.hipport] from. Default: the closest one upwards.",
+)
+all_findings_option = click.option(
+    "--all-findings",
+    is_flag=True,
+    help="List every finding. Default: past 10 of one code in one file, one line counts the rest.",
 )

@@ -10,6 +10,7 @@ import click
 
 from hipport.cli.common import (
     _fail,
+    all_findings_option,
     _load_rules,
     _options,
     _parser_options,
@@ -58,6 +59,7 @@ from hipport.cli.tree_flags import tree_options
     "Names passed to dlsym/cuGetProcAddress are never renamed.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@all_findings_option
 @config_option
 @click.option(
     "--mode",
@@ -130,6 +132,7 @@ def convert(
     fix_warp_size: bool = False,
     port_strings: bool | None = None,
     platform: str | None = None,
+    all_findings: bool = False,
     torch_version: str | None = None,
     **tree,
 ) -> None:
@@ -209,11 +212,10 @@ def convert(
             if build_file_kind(src.name):
                 result = port_build_path(src, rules, options, str(src), settings.offload_arch, settings.rename)
             else:
-                from hipport.project import ProjectHeaders
+                from hipport.project import ProjectHeaders, own_names
 
-                result = port_file(
-                    src, rules, options, display=str(src), headers=ProjectHeaders(include_dirs=settings.include_dirs)
-                )
+                headers = ProjectHeaders(settings.include_dirs, own_names(rules), root=Path.cwd())
+                result = port_file(src, rules, options, display=str(src), headers=headers)
             if in_place:
                 if result.changed:
                     write_atomic(src, result.output, mode_from=src)
@@ -257,7 +259,7 @@ def convert(
     for message in run.notices if run is not None else ():
         click.echo(f"hipport: {message}", err=True)
     if not quiet:
-        _print_findings(results, src if run is not None else None)
+        _print_findings(results, src if run is not None else None, all_findings)
         if run is not None:
             click.echo(summary_line(run, report["summary"], elapsed), err=True)
         else:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, rules_option
+from hipport.cli.common import _fail, _load_rules, rule_file_message, rules_option
 
 
 @click.command()
@@ -135,10 +135,10 @@ def rules_validate(files: tuple[Path, ...]) -> None:
             parse_rule_file(path, read_rule_file(path))
             click.echo(f"{path}: ok")
         except OSError as exc:
-            click.echo(f"{path}:0: cannot read: {exc.strerror}", err=True)
+            click.echo(f"{path}: cannot read: {exc.strerror}", err=True)
             failed = True
         except RuleFileError as exc:
-            click.echo(str(exc), err=True)
+            click.echo(rule_file_message(exc), err=True)
             failed = True
     if failed:
         sys.exit(1)

@@ -74,12 +74,16 @@ def report(
                 from hipport.analysis import missing_path_message
 
                 _fail(missing_path_message(path))
-        data, sources, errors = analyze_paths(
-            list(paths),
-            rules,
-            _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform),
-            Policy(settings.select, settings.ignore, settings.severity),
-        )
+        from hipport.console import Progress
+
+        with Progress("hipport report", "files") as progress:
+            data, sources, errors = analyze_paths(
+                list(paths),
+                rules,
+                _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform),
+                Policy(settings.select, settings.ignore, settings.severity),
+                progress.update,
+            )
     text = render(data, fmt, rules, sources)
     if out is None or str(out) == "-":
         click.echo(text, nl=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -145,38 +144,18 @@ def tree_settings(values: dict, progress=None):
 
 def shows_progress(quiet: bool) -> bool:
     """A bar only for a person watching: not with --quiet, in CI, or when stderr is not a terminal."""
-    return not quiet and not os.environ.get("CI") and sys.stderr.isatty()
+    from hipport.console import shows_progress as watched
+
+    return not quiet and watched(sys.stderr)
 
 
 @contextmanager
-def progress_bar(enabled: bool):
+def progress_bar(enabled: bool, label: str = "hipport convert", unit: str = "files"):
     """Yields a progress(done, total, current) callback (None when disabled)."""
     if not enabled:
         yield None
         return
-    state: dict = {}
+    from hipport.console import Progress
 
-    def update(done: int, total: int, current: str) -> None:
-        bar = state.get("bar")
-        if bar is None:
-            bar = state["bar"] = click.progressbar(
-                length=max(total, 1),
-                label="hipport",
-                file=sys.stderr,
-                show_pos=True,
-                show_eta=False,
-                item_show_func=_tail,
-            )
-        bar.update(done - bar.pos, current)
-
-    try:
-        yield update
-    finally:
-        if "bar" in state:
-            state["bar"].render_finish()
-
-
-def _tail(path: str | None, width: int = 40) -> str:
-    if not path:
-        return ""
-    return path if len(path) <= width else "..." + path[-(width - 3) :]
+    with Progress(label, unit) as progress:
+        yield progress.update

@@ -181,7 +181,7 @@ def verify(path: Path, **flags) -> None:
 def _compile(path: Path, tools, report_path: Path | None, json_path: Path | None) -> int:
     from hipport.cli.verify_setup import say_headers
     from hipport.toolchain import ToolchainError, make_toolchain
-    from hipport.verify import check_units, library_headers, status, translation_units
+    from hipport.verify import library_headers, status, translation_units
 
     try:
         toolchain = make_toolchain(tools)
@@ -202,7 +202,7 @@ def _compile(path: Path, tools, report_path: Path | None, json_path: Path | None
     rocm_headers = library_headers(rules)
     units = translation_units(path, tools.include_dirs)
     include_dirs = tuple(tools.include_dirs) + tuple(sorted({u.parent for u in units}))
-    results = check_units(units, toolchain, tuple(sorted({u.parent for u in units})), tools.jobs)
+    results = _compiled(units, toolchain, tools.jobs)
     if report is not None:
         from hipport.cli.verify_join import joined
 
@@ -218,3 +218,21 @@ def _compile(path: Path, tools, report_path: Path | None, json_path: Path | None
         f"{counts['NO-LIB']} need a ROCm library that is not installed"
     )
     return 1 if counts["FAIL"] else 0
+
+
+def _compiled(units: list[Path], toolchain, jobs: int) -> list:
+    """check_units, with a progress line on a terminal: a tree's units take a second each."""
+    import threading
+
+    from hipport.console import Progress
+    from hipport.verify import check_units
+
+    lock = threading.Lock()
+    with Progress("hipport verify", "units") as progress:
+        progress.update(0, len(units))
+
+        def done(unit: Path) -> None:
+            with lock:  # the compiles finish on jobs threads
+                progress.advance(1, str(unit))
+
+        return check_units(units, toolchain, tuple(sorted({u.parent for u in units})), jobs, done)

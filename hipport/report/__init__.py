@@ -42,21 +42,29 @@ def complete(report: dict, rules: RuleSet) -> dict:
     """The report with its derived summary numbers (re)computed from its files."""
     from hipport.report.metrics import measure, summary_fields
 
+    metrics = measure(report, rules)
     summary = dict(report.get("summary", {}))
-    summary.update(summary_fields(measure(report, rules)))
-    return {**report, "summary": summary}
+    summary.update(summary_fields(metrics))
+    # each file's needs: its includes' (HP436) and its ported names' libraries (hipport/report/verdict.py)
+    files = [
+        {**entry, "verdict": judged.verdict, "needs": judged.needs}
+        for entry, judged in zip(report.get("files", []), metrics.files)
+    ]
+    return {**report, "files": files, "summary": summary}
 
 
-def analyze_paths(paths: list[Path], rules: RuleSet, options, policy=None) -> tuple[dict, SourceReader, list[str]]:
+def analyze_paths(
+    paths: list[Path], rules: RuleSet, options, policy=None, progress=None
+) -> tuple[dict, SourceReader, list[str]]:
     """Analyze files and trees in memory: the report, their sources, and per-file errors.
 
     The same analysis as `hipport check`, so the team's select/ignore/severity
-    policy shapes the report exactly as it shapes the hook.
+    policy shapes the report exactly as it shapes the hook. progress(done, total, path) follows it.
     """
     from hipport.check import run_check
     from hipport.policy import Policy
 
-    run = run_check(paths, rules, options, policy or Policy())
+    run = run_check(paths, rules, options, policy or Policy(), progress=progress)
     sources = {result.path: result.source for result in run.results}
     return report_for(run.results, rules, options, {"suppressed": run.suppressed}), sources.get, run.errors
 

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 
 import jinja2
 
+from hipport.report.actions import action_list
 from hipport.report.sources import SourceReader
-from hipport.report.metrics import EFFORT_CLASSES, SEVERITIES, Metrics, format_percent, library_title
+from hipport.report.metrics import SEVERITIES, Metrics, format_percent, library_title
+from hipport.report.verdict import LABELS, RANK, format_minutes
 from hipport.ruleset.model import RuleSet
 
 CONTEXT_LINES = 2
@@ -22,7 +24,6 @@ CHART_LABEL_WIDTH = 170
 CHART_BAR_HEIGHT = 22
 CHART_GAP = 8
 SEVERITY_COLOURS = {"error": "#c62828", "warning": "#e08600", "info": "#1e6fd9"}
-EFFORT_RANK: dict[str | None, int] = {None: 0, **{c: len(EFFORT_CLASSES) - i for i, c in enumerate(EFFORT_CLASSES)}}
 
 
 @dataclass
@@ -68,6 +69,8 @@ def render_html(report: dict, metrics: Metrics, rules: RuleSet, sources: SourceR
         summary=_summary_cards(metrics),
         chart=_chart(metrics, rules),
         files=_file_rows(metrics, rules, findings),
+        files_worst_first=worst_first(_file_rows(metrics, rules, findings)),
+        actions=action_list(report, metrics, rules),
         libraries=_library_rows(metrics, rules),
         not_ported=[
             (row, [(loc, anchors.get((row.code, loc))) for loc in row.locations]) for row in metrics.not_ported
@@ -82,9 +85,12 @@ def render_html(report: dict, metrics: Metrics, rules: RuleSet, sources: SourceR
 
 def _summary_cards(m: Metrics) -> list[tuple[str, str, str, object]]:
     """(id, label, shown text, raw value) for each headline number; tests read the raw values."""
-    sev, effort = m.findings_by_severity, m.effort_by_class
+    sev = m.findings_by_severity
+    kinds = {kind: sum(1 for f in m.files if f.kind == kind) for kind in RANK}
     return [
         ("files", "files", str(len(m.files)), len(m.files)),
+        *((kind, LABELS[kind], str(kinds[kind]), kinds[kind]) for kind in ("fails", "review", "ports")),
+        ("work", "estimated work", _work(m.minutes), m.minutes),
         ("references", "CUDA references", str(m.references), m.references),
         ("ported", "ported automatically", str(m.ported_automatically), m.ported_automatically),
         ("percent", "% ported automatically", format_percent(m.percent), "" if m.percent is None else m.percent),
@@ -95,9 +101,6 @@ def _summary_cards(m: Metrics) -> list[tuple[str, str, str, object]]:
         ("errors", "errors", str(sev["error"]), sev["error"]),
         ("warnings", "warnings", str(sev["warning"]), sev["warning"]),
         ("info", "info", str(sev["info"]), sev["info"]),
-        ("effort-high", "high-effort findings", str(effort["high"]), effort["high"]),
-        ("effort-medium", "medium-effort findings", str(effort["medium"]), effort["medium"]),
-        ("effort-low", "low-effort findings", str(effort["low"]), effort["low"]),
     ]
 
 
@@ -137,6 +140,8 @@ def _chart(m: Metrics, rules: RuleSet) -> dict:
 
 
 def _file_rows(m: Metrics, rules: RuleSet, findings: dict[str, list[FindingView]]) -> list[dict]:
+    """The file table's rows, worst first: what will not build, then what needs review, each by
+    the work it needs; the anchors keep the report's order (the findings section follows it)."""
     rows = []
     for index, f in enumerate(m.files):
         libraries = ", ".join(
@@ -148,11 +153,20 @@ def _file_rows(m: Metrics, rules: RuleSet, findings: dict[str, list[FindingView]
                 "file": f,
                 "anchor": f"file-{index}" if findings.get(f.path) else None,
                 "libraries": libraries,
-                "effort_rank": EFFORT_RANK[f.effort],
+                "work": _work(f.minutes),
+                "verdict_value": RANK[f.kind] * 1_000_000 + f.minutes,  # worst first when sorted descending
                 "percent_value": -1 if f.percent is None else f.percent,
             }
         )
     return rows
+
+
+def worst_first(rows: list[dict]) -> list[dict]:
+    return sorted(rows, key=lambda row: (-row["verdict_value"], row["file"].path))
+
+
+def _work(minutes: int) -> str:
+    return "none" if minutes <= 0 else "about " + format_minutes(minutes)
 
 
 def _library_rows(m: Metrics, rules: RuleSet) -> list[dict]:

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from hipport.emit.verdict import VERDICTS, verdict
+from hipport.emit.verdict import NEEDS_LIBRARY_CODE, VERDICTS
+from hipport.report.verdict import file_verdict, replaced
 from hipport.ruleset.model import RuleSet
 
 SEVERITIES = ("error", "warning", "info")
@@ -35,6 +36,10 @@ NO_LIBRARY = "other"
 # A finding about no particular library is grouped by what it is about, so a
 # reviewer sees "warp-size lints" rather than one anonymous "other" bar.
 CODE_FAMILIES = (
+    ("HP102", "names no rule knows"),
+    ("HP1", "CUDA names"),
+    ("HP2", "target HIP version"),
+    ("HP3", "CUDA macros"),
     ("HP4", "device-code lints"),
     ("HP5", "build files"),
     ("HP6", "shim header"),
@@ -43,9 +48,12 @@ CODE_FAMILIES = (
 )
 
 
-def finding_group(finding: dict) -> str:
-    """The library a finding is about, or else its code's family."""
+def finding_group(finding: dict, cuda_library: dict[str, str] | None = None) -> str:
+    """The CUDA library a finding is about, or else its code's family. A library the port needs
+    (HP436 names hipBLAS) counts for the CUDA library it replaces (cuBLAS), given cuda_library."""
     library = finding.get("library")
+    if library and finding.get("code") == NEEDS_LIBRARY_CODE and cuda_library:
+        library = cuda_library.get(library, library)
     if library:
         return library
     code = finding.get("code", "")
@@ -68,11 +76,12 @@ class NameRow:
 class CodeRow:
     code: str
     name: str
-    severity: str
+    severity: str  # the severities its findings have, worst first ("warning/info"), not the code's default
     effort: str
     summary: str
     help: str
     count: int
+    severities: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,6 +97,9 @@ class FileMetrics:
     effort: str | None  # the highest effort class among the file's findings
     verdict: str = "ports"  # what the findings predict the compiler will say (hipport/emit/verdict.py)
     needs: list[str] = field(default_factory=list)  # libraries beyond the HIP runtime
+    kind: str = "ports"  # fails | review | ports (hipport/report/verdict.py)
+    label: str = "ports automatically"
+    minutes: int = 0  # the estimated work
 
     @property
     def references(self) -> int:
@@ -117,6 +129,10 @@ class Metrics:
     launches: int
     verdicts: dict[str, int] = field(default_factory=dict)
     libraries_needed: dict[str, int] = field(default_factory=dict)  # library -> files that need it
+
+    @property
+    def minutes(self) -> int:
+        return sum(f.minutes for f in self.files)
 
     @property
     def converted(self) -> int:
@@ -169,6 +185,9 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
     by_severity: Counter = Counter(dict.fromkeys(SEVERITIES, 0))
     effort: Counter = Counter(dict.fromkeys(EFFORT_CLASSES, 0))
     rows: dict[tuple[str, str], NameRow] = {}
+    severities_by_code: dict[str, Counter] = defaultdict(Counter)
+    roc = bool(report.get("options", {}).get("roc"))
+    cuda_library = {rocm: cudas[0] for rocm, cudas in replaced(rules, roc).items()}
     file_metrics = []
     for entry in files:
         by_library.update(entry.get("converted", {}))
@@ -181,9 +200,10 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         for finding in entry.get("findings", []):
             code, severity = finding["code"], finding["severity"]
             by_code[code] += 1
+            severities_by_code[code][severity] += 1
             by_severity[severity] += 1
             file_severity[severity] += 1
-            findings_by_library[finding_group(finding)][severity] += 1
+            findings_by_library[finding_group(finding, cuda_library)][severity] += 1
             cls = codes[code].effort if code in codes else "medium"
             effort[cls] += 1
             file_efforts.add(cls)
@@ -193,7 +213,7 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
                 row.locations.append(f"{entry['path']}:{finding['line']}:{finding['column']}")
                 if code != UNMAPPED_CODE:
                     row.count += 1
-        judged = verdict(entry.get("findings", []))  # recomputed: a report from before verdicts has none
+        judged = file_verdict(entry, rules, roc)  # recomputed: a report from before verdicts has none
         # the unmapped table is the data: its HP102 findings may have been suppressed
         for name, count in entry.get("unmapped", {}).items():
             _row(rows, UNMAPPED_CODE, name, None).count += count
@@ -208,8 +228,11 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
                 launches=entry.get("launches", 0),
                 findings_by_severity=dict(file_severity),
                 effort=next((c for c in EFFORT_CLASSES if c in file_efforts), None),
-                verdict=judged["verdict"],
-                needs=judged["needs"],
+                verdict="needs-library" if judged.kind == "ports" and judged.needs else judged.kind,
+                needs=list(judged.needs),
+                kind=judged.kind,
+                label=judged.label,
+                minutes=judged.minutes,
             )
         )
     kinds = sorted({k for per_kind in by_library_kind.values() for k in per_kind})
@@ -220,7 +243,9 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         converted_by_library_kind={lib: dict(sorted(c.items())) for lib, c in sorted(by_library_kind.items())},
         kinds=kinds,
         not_ported=sorted(rows.values(), key=lambda r: (-r.count, r.name, r.code)),
-        findings_by_code=[_code_row(code, count, rules) for code, count in sorted(by_code.items())],
+        findings_by_code=[
+            _code_row(code, count, rules, severities_by_code[code]) for code, count in sorted(by_code.items())
+        ],
         findings_by_library={
             lib: {s: c[s] for s in SEVERITIES}
             for lib, c in sorted(findings_by_library.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
@@ -247,6 +272,7 @@ def summary_fields(metrics: Metrics) -> dict:
         "effort_by_class": metrics.effort_by_class,
         "verdicts": metrics.verdicts,
         "libraries_needed": metrics.libraries_needed,
+        "estimated_minutes": metrics.minutes,
     }
 
 
@@ -273,8 +299,12 @@ def _row(rows: dict[tuple[str, str], NameRow], code: str, name: str, library: st
     return row
 
 
-def _code_row(code: str, count: int, rules: RuleSet) -> CodeRow:
+def _code_row(code: str, count: int, rules: RuleSet, severities: Counter) -> CodeRow:
+    """A code's row, with the severities its findings have: one code may be an error in one place
+    and information in another (HP415: a test convert rewrote is info, one it could not a warning)."""
+    observed = {s: severities[s] for s in SEVERITIES if severities[s]}
+    shown = "/".join(observed)
     info = rules.codes.get(code)
     if info is None:
-        return CodeRow(code, code, "warning", "medium", "", "", count)
-    return CodeRow(code, info.name, info.severity, info.effort, info.summary, info.help, count)
+        return CodeRow(code, code, shown or "warning", "medium", "", "", count, observed)
+    return CodeRow(code, info.name, shown or info.severity, info.effort, info.summary, info.help, count, observed)

@@ -1,4 +1,5 @@
-"""A compact terminal summary: headline numbers, a table of files, what was not ported.
+"""A compact terminal report: the action list first, then the numbers, a table of files, what was
+not ported.
 
 Colour comes from click.style; click.echo drops it when stdout is not a TTY.
 """
@@ -7,21 +8,26 @@ from __future__ import annotations
 
 import click
 
+from hipport.report.actions import ActionList, FileActions, action_list, operator_summary, sections, verdict_counts
 from hipport.report.metrics import Metrics, format_percent, library_title
-from hipport.report.operators import operator_lines
+from hipport.report.verdict import format_minutes
 from hipport.ruleset.model import RuleSet
 
 SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "blue"}
 SEVERITY_LABELS = {"error": "error(s)", "warning": "warning(s)", "info": "info"}
-EFFORT_COLOURS = {"high": "red", "medium": "yellow", "low": "green"}
+VERDICT_COLOURS = {"fails": "red", "review": "yellow", "ports": "green"}
 MAX_LOCATIONS = 3
+MAX_FILES = 10  # per section of the action list
+MAX_PROBLEMS = 5  # per file there
 
 
 def render_text(report: dict, metrics: Metrics, rules: RuleSet) -> str:
-    lines = _headline(metrics)
-    operators = operator_lines(report)  # a PyTorch extension's custom operators, worst first
+    actions = action_list(report, metrics, rules)
+    lines = _title(metrics) + ["", *_action_lines(actions, metrics)]
+    operators = operator_summary(report, rules)  # a PyTorch extension's custom operators, worst first
     if operators:
         lines += ["", _bold(operators[0]), *operators[1:]]
+    lines += ["", *_headline(metrics)]
     lines += ["", *_files_table(metrics)]
     if metrics.converted_by_library:
         lines += ["", _bold("converted by library"), *_library_lines(metrics, rules)]
@@ -32,6 +38,53 @@ def render_text(report: dict, metrics: Metrics, rules: RuleSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _title(m: Metrics) -> list[str]:
+    verdicts = [
+        click.style(text, fg=VERDICT_COLOURS[kind]) if kind != "ports" and not text.startswith("0 ") else text
+        for kind, text in verdict_counts(m)
+    ]
+    return [
+        _bold(f"hipport report: {len(m.files)} file(s), target HIP {m.hip_version}"),
+        ", ".join(verdicts) + f"; estimated work: {_work(m.minutes)}",
+    ]
+
+
+def _action_lines(a: ActionList, m: Metrics) -> list[str]:
+    lines = [_bold("What to do, worst first")]
+    for number, section in enumerate(sections(a, m), 1):
+        # the risks' head and detail read as one phrase: "Silent runtime risks, 32-lane warp ..."
+        joint = ", " if section.files is a.runtime_risks else ": "
+        lines.append(f"{number}. {section.head}{joint}{section.detail}")
+        if section.libraries:
+            rows = [
+                [
+                    lib.library,
+                    f"package {lib.package}" if lib.package else "",
+                    f"for {', '.join(lib.replaces)}" if lib.replaces else "",
+                    f"{lib.files} file(s)",
+                ]
+                for lib in section.libraries
+            ]
+            lines += _table(None, rows, indent="   ")
+        lines += _file_problems(section.files)
+    return lines
+
+
+def _file_problems(group: list[FileActions]) -> list[str]:
+    lines = []
+    for actions in group[:MAX_FILES]:
+        f = actions.file
+        lines.append(f"   {f.path}  ({click.style(f.label, fg=VERDICT_COLOURS[f.kind])}, {_work(f.minutes)})")
+        for p in actions.problems[:MAX_PROBLEMS]:
+            times = f" x{p.count}" if p.count > 1 else ""
+            lines.append(f"     {p.line:>5}  {p.code}{times}  {p.message}")
+        if len(actions.problems) > MAX_PROBLEMS:
+            lines.append(f"            ... and {len(actions.problems) - MAX_PROBLEMS} more problem(s) in this file")
+    if len(group) > MAX_FILES:
+        lines.append(f"   ... and {len(group) - MAX_FILES} more file(s)")
+    return lines
+
+
 def _headline(m: Metrics) -> list[str]:
     sev = m.findings_by_severity
     not_ported = [
@@ -40,29 +93,26 @@ def _headline(m: Metrics) -> list[str]:
         f"{m.target_lacks} needing a newer HIP",
     ]
     return [
-        _bold(f"hipport report: {len(m.files)} file(s), target HIP {m.hip_version}"),
         f"CUDA references: {m.references}, ported automatically {m.ported_automatically} "
         f"({_percent(m.percent)}); " + ", ".join(not_ported),
         f"kernel launches: {m.launches}; findings: "
         + ", ".join(_count(sev[s], SEVERITY_LABELS[s], SEVERITY_COLOURS[s]) for s in SEVERITY_COLOURS),
-        "manual effort (findings by class): "
-        + ", ".join(_count(n, c, EFFORT_COLOURS[c]) for c, n in m.effort_by_class.items()),
     ]
 
 
 def _files_table(m: Metrics) -> list[str]:
-    header = ["file", "refs", "ported", "auto", "launches", "errors", "warnings", "info", "effort"]
+    header = ["file", "verdict", "refs", "auto", "launches", "errors", "warnings", "info", "work"]
     rows = [
         [
             f.path,
+            click.style(f.label, fg=VERDICT_COLOURS[f.kind]),
             f.references,
-            f.ported_automatically,
             format_percent(f.percent),
             f.launches,
             f.findings_by_severity["error"],
             f.findings_by_severity["warning"],
             f.findings_by_severity["info"],
-            f.effort or "-",
+            _work(f.minutes),
         ]
         for f in m.files
     ]
@@ -70,14 +120,14 @@ def _files_table(m: Metrics) -> list[str]:
     rows.append(
         [
             "total",
+            "",
             m.references,
-            m.ported_automatically,
             format_percent(m.percent),
             m.launches,
             sev["error"],
             sev["warning"],
             sev["info"],
-            _overall_effort(m),
+            _work(m.minutes),
         ]
     )
     return _table(header, rows, total_row=True)
@@ -106,6 +156,10 @@ def _code_lines(m: Metrics) -> list[str]:
     return _table(None, rows, indent="  ")
 
 
+def _work(minutes: int) -> str:
+    return "-" if minutes <= 0 else "about " + format_minutes(minutes)
+
+
 def _table(header: list[str] | None, rows: list[list], indent: str = "", total_row: bool = False) -> list[str]:
     """Left-align text columns and right-align numeric ones; the last column is not padded."""
     cells = [[str(v) for v in row] for row in ([header] if header else []) + rows]
@@ -117,25 +171,23 @@ def _table(header: list[str] | None, rows: list[list], indent: str = "", total_r
         if rows
         else []
     )
-    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
+    # widths as shown: a cell's colour codes take no room on the screen
+    widths = [max(len(click.unstyle(row[i])) for row in cells) for i in range(len(cells[0]))] if cells else []
     lines = []
     for index, row in enumerate(cells):
         parts = []
         for i, value in enumerate(row):
             last = i == len(row) - 1
+            pad = " " * (widths[i] - len(click.unstyle(value)))
             if numeric[i]:
-                parts.append(value.rjust(widths[i]))
+                parts.append(pad + value)
             else:
-                parts.append(value if last else value.ljust(widths[i]))
+                parts.append(value if last else value + pad)
         line = indent + "  ".join(parts).rstrip()
         is_header = header is not None and index == 0
         is_total = total_row and index == len(cells) - 1
         lines.append(_bold(line) if is_header or is_total else line)
     return lines
-
-
-def _overall_effort(m: Metrics) -> str:
-    return next((c for c, n in m.effort_by_class.items() if n), "-")
 
 
 def _count(n: int, label: str, colour: str) -> str:

@@ -35,14 +35,13 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from hipport.cache_files import load_private
 from hipport.emit.writer import write_private
-from hipport.project import ProjectHeaders
+from hipport.project import ProjectHeaders, probe
 from hipport.engine.port import FileResult
 from hipport.tree.cache import PortCache
 from hipport.tree.records import pack_summary, unpack_summary
@@ -186,13 +185,7 @@ class TreeIndex:
         try:
             info = self.found[path]
         except KeyError:
-            try:
-                info = os.stat(path)
-            except (OSError, ValueError):
-                info = None
-            if info is not None and not stat.S_ISREG(info.st_mode):
-                info = None
-            self.found[path] = info
+            info = self.found[path] = probe(path)
         return signature(info)
 
     # -- what this run did ---------------------------------------------------------------

@@ -29,7 +29,7 @@ from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_a
 from hipport.engine.edits import apply_edits, order_edits
 from hipport.emit.writer import create_atomic, remove_stale_temporaries, symlink_atomic, write_atomic
 from hipport.options import Options
-from hipport.project import ProjectHeaders, project_include_dirs
+from hipport.project import ProjectHeaders, own_names, project_include_dirs
 from hipport.engine.port import FileResult
 from hipport.ruleset.model import RuleSet
 from hipport.tree.cache import PortCache, cache_root
@@ -40,6 +40,7 @@ from hipport.tree.safety import SafetyError, backup_suffix, check_in_place, chec
 from hipport.tree.settings import TreeSettings
 from hipport.tree.interrupt import HeldInterrupts
 from hipport.tree.mirror import MirrorWriting, Step
+from hipport.tree.resume import begin, finish, unfinished
 from hipport.tree.walk import Entry, is_binary, select, special_kind
 
 _CMAKE_TARGET = re.compile(rb"\bCUDA::\w+")
@@ -88,6 +89,7 @@ class TreeConversion(MirrorWriting):
         for entry in specials:
             self.run.notices.append(f"{entry.path}: a {special_kind(entry.path)}, not a regular file; left out")
         self.run.skipped = len(selection.skipped) + len(specials)
+        self.run.left_out = [*selection.skipped, *(entry.rel for entry in specials)]
         entries = selection.entries
         self._total = sum(1 for e in entries if e.kind != "dir")
         self.dirs, self.links = selection.of_kind("dir"), selection.of_kind("link")
@@ -120,7 +122,9 @@ class TreeConversion(MirrorWriting):
         # paths are absolute: the tree index keeps those probed, for runs from another directory.
         root = Path(os.path.abspath(self.src))
         headers = ProjectHeaders(
-            include_dirs=project_include_dirs(root, self.settings.include_dirs, self.options.compile_commands)
+            include_dirs=project_include_dirs(root, self.settings.include_dirs, self.options.compile_commands),
+            declares=own_names(self.rules),
+            root=root,
         )
         self._index = self._open_index(cache, root, sources, headers)
         if self._index is not None:  # what the index has first: a few changed files need no pool of workers
@@ -352,16 +356,39 @@ def convert_tree(
     src: Path, out: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None
 ) -> TreeRun:
     settings = settings or TreeSettings()
+    resuming = unfinished(settings.cache_dir, src, out)
     try:
-        check_output_dir(Path(src), Path(out), settings.force)
+        check_output_dir(Path(src), Path(out), settings.force or resuming)
     except SafetyError as exc:
         raise PortError(str(exc)) from None
+    if resuming:
+        notice = f"{out}: resuming the conversion into it that was interrupted"
     conversion = TreeConversion(src, rules, options, settings)
-    if not settings.rename:  # renaming needs every file's port first
-        conversion.stream_to = Path(out)
-    conversion.prepare()
-    conversion.write_mirror(out)
+    recorded = begin(settings.cache_dir, src, out)
+    try:
+        if not settings.rename:  # renaming needs every file's port first
+            conversion.stream_to = Path(out)
+        conversion.prepare()
+        conversion.write_mirror(out)
+    except KeyboardInterrupt:
+        raise TreeInterrupted(RESUME_ADVICE if recorded else FORCE_ADVICE) from None
+    finish(settings.cache_dir, src, out)
+    if resuming:
+        conversion.run.notices.insert(0, notice)
     return conversion.run
+
+
+class TreeInterrupted(KeyboardInterrupt):
+    """Ctrl-C while a tree was converted, with what to do next (hipport.console says it)."""
+
+    def __init__(self, advice: str) -> None:
+        super().__init__(advice)
+        self.advice = advice
+
+
+RESUME_ADVICE = "run the command again to finish: it resumes where this one stopped"
+FORCE_ADVICE = "run the command again with --force to finish"
+IN_PLACE_ADVICE = "run the command again to finish: what is ported already is left as it is"
 
 
 def _read_if_there(path: Path) -> bytes | None:
@@ -374,9 +401,11 @@ def _read_if_there(path: Path) -> bytes | None:
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None) -> TreeRun:
     conversion = TreeConversion(src, rules, options, settings or TreeSettings())
     conversion.in_place = True
-    conversion.prepare()
     try:
+        conversion.prepare()
         conversion.write_in_place()
     except SafetyError as exc:
         raise PortError(str(exc)) from None
+    except KeyboardInterrupt:
+        raise TreeInterrupted(IN_PLACE_ADVICE) from None
     return conversion.run

@@ -10,6 +10,7 @@ def summary_extra(run) -> dict:
         "cached": run.cached,
         "copied": run.copied,
         "skipped": run.skipped,
+        "left_out": run.left_out,
         "build_files": run.build_files,
         "binary": run.binary,
         "renamed": len(run.renamed),
@@ -37,10 +38,20 @@ def summary_line(run, summary: dict, elapsed: float) -> str:
         parts.append(f"{len(builds)} build file(s), {sum(1 for r in builds if r.changed)} migrated")
     copied = f"{run.copied} copied"
     if run.skipped:
-        copied += f", {run.skipped} left out"
+        copied += f", {run.skipped} left out ({left_out_names(run.left_out)})"
     if run.renamed:
         copied += f", {len(run.renamed)} renamed"
     parts.append(copied)
     parts.append(f"{summary['edits']} edit(s)")
     parts.append(f"{sev.get('error', 0)} error(s), {sev.get('warning', 0)} warning(s), {sev.get('info', 0)} info")
     return "hipport: " + "; ".join(parts) + f"; {elapsed:.2f}s"
+
+
+NAMED_LEFT_OUT = 3
+
+
+def left_out_names(paths: list[str]) -> str:
+    """What .gitignore or --exclude left out, by name: the first few and how many more."""
+    shown = ", ".join(paths[:NAMED_LEFT_OUT])
+    more = len(paths) - NAMED_LEFT_OUT
+    return shown + (f" and {more} more" if more > 0 else "") if paths else "by .gitignore or --exclude"

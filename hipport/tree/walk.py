@@ -1,8 +1,10 @@
 """Which files of a tree hipport ports, copies, keeps as links, or leaves out.
 
 .gitignore files are honoured the way git reads them (each relative to its
-directory, deeper files winning, an ignored directory never entered), and so
-are --exclude and --include patterns, written in the same gitignore syntax.
+directory, deeper files winning, an ignored directory never entered, and a file
+git tracks never ignored: a `.gitkeep` committed under an ignored `results/`
+stays, and so does the folder holding it), and so are --exclude and --include
+patterns, written in the same gitignore syntax.
 Symbolic links are listed as links and never followed. FIFOs, sockets and
 devices are listed as special and never opened: reading a FIFO would wait for
 a writer forever.
@@ -11,7 +13,9 @@ a writer forever.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -203,7 +207,9 @@ class _Ignores:
 
     def __init__(self, root: Path, enabled: bool) -> None:
         self.enabled = enabled
+        self.root = root
         self.specs: dict = {}  # base -> pathspec.GitIgnoreSpec
+        self._tracked: frozenset[str] | None = None  # what git tracks under root, and the folders on the way
         if enabled:
             exclude = root / ".git" / "info" / "exclude"
             self._load("", exclude)
@@ -224,6 +230,16 @@ class _Ignores:
     def ignored(self, rel: str, is_dir: bool) -> bool:
         if not self.specs:
             return False
+        return self._ignored(rel, is_dir) and rel not in self.tracked()
+
+    def tracked(self) -> frozenset[str]:
+        """The files git tracks under the root and their folders, relative to it; asked once, and
+        only when something would be ignored. Empty outside a git work tree or without git."""
+        if self._tracked is None:
+            self._tracked = _tracked_paths(self.root)
+        return self._tracked
+
+    def _ignored(self, rel: str, is_dir: bool) -> bool:
         parts = rel.split("/")
         # The deepest .gitignore with an opinion decides; .git/info/exclude comes last.
         for depth in range(len(parts) - 1, -1, -1):
@@ -239,3 +255,31 @@ class _Ignores:
             verdict = info.check_file(rel + ("/" if is_dir else "")).include
             return bool(verdict)
         return False
+
+
+def _tracked_paths(root: Path) -> frozenset[str]:
+    git = shutil.which("git")
+    if git is None:
+        return frozenset()
+    try:
+        listed = subprocess.run(
+            [git, "-C", str(root), "ls-files", "-z", "--cached"],
+            capture_output=True,
+            env=dict(os.environ, LC_ALL="C", GIT_OPTIONAL_LOCKS="0"),
+        )
+    except OSError:
+        return frozenset()
+    if listed.returncode != 0:
+        return frozenset()  # not a work tree
+    paths: set[str] = set()
+    for raw in listed.stdout.split(b"\0"):
+        if not raw:
+            continue
+        rel = os.fsdecode(raw)
+        paths.add(rel)
+        slash = rel.rfind("/")
+        while slash > 0 and rel[:slash] not in paths:
+            rel = rel[:slash]
+            paths.add(rel)
+            slash = rel.rfind("/")
+    return frozenset(paths)

@@ -139,13 +139,17 @@ def status(result: CompileResult, rocm_headers: frozenset[str]) -> tuple[str, st
 
 
 def check_units(
-    units: list[Path], toolchain, include_dirs: tuple[Path, ...] = (), jobs: int = 1
+    units: list[Path], toolchain, include_dirs: tuple[Path, ...] = (), jobs: int = 1, progress=None
 ) -> list[CompileResult]:
-    """Compile every unit with the toolchain, jobs at a time; results in the order of units."""
+    """Compile every unit with the toolchain, jobs at a time; results in the order of units.
+    progress(unit), if given, is called as each unit is done (from the worker threads)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(unit: Path) -> CompileResult:
-        return check_unit(toolchain, unit, include_dirs)
+        result = check_unit(toolchain, unit, include_dirs)
+        if progress is not None:
+            progress(unit)
+        return result
 
     if jobs <= 1:
         return [one(u) for u in units]

@@ -42,7 +42,9 @@ class TreeSitterBackend:
             parsed = _parse_in_chunks(source, candidates, markers, self.chunk_bytes)
             if parsed is not None:
                 return parsed
-        tree = _parser().parse(source)
+        # The grammar ends a directive at its newline: a file whose last line is an #include with
+        # none would read as a syntax error (HP901), where compilers accept it.
+        tree = _parser().parse(source if source.endswith(b"\n") else source + b"\n")
         out = _Found(source)
         _Classifier(source, tree.root_node, markers).run(candidates, out)
         return out.parsed(source)
