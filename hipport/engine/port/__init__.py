@@ -6,6 +6,7 @@ from hipport.diagnostics import Edit
 from hipport.engine.arguments import apply_plans
 from hipport.engine.port.file_result import FileResult
 from hipport.engine.includes import plan_includes
+from hipport.engine.warp.enable import header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launch_scan
 from hipport.engine.members import member_rewrites
@@ -141,6 +142,11 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             needs_runtime=self.uses_device_code,
             needs_runtime_api=self.uses_runtime_api,
         )
+        defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
+        if defines and (self.uses_device_code or self.rules.runtime_include in {s.path for s in parsed.includes}):
+            self.enable_defines = defines
+        for define in sorted(self.enable_defines):
+            with_enable_define(self.source, parsed, include_plan.edits, self.rules.runtime_include, define)
         self.edits.extend(include_plan.edits)
         self._semantic_differences(parsed)  # after the includes: a guard at offset 0 goes below them
         for finding in include_plan.findings:

@@ -343,6 +343,7 @@ class NameRuleSteps(QualifiedSteps):
             self.dropped.append(site.arguments[outcome.dropped_argument])
         if outcome.needs_define and "define:" + outcome.needs_define not in self.reported_once:
             self.reported_once.add("define:" + outcome.needs_define)
+            self.enable_defines.add(outcome.needs_define)
             self._finding(
                 "HP212",
                 site.start,
@@ -351,7 +352,8 @@ class NameRuleSteps(QualifiedSteps):
                 (
                     f"'{site.name}' exists in HIP {format_version(self.target)} only when {outcome.needs_define} is "
                     f"defined before the HIP headers are included (it is the default from HIP "
-                    f"{_short(rewrite.default_since)}): compile with -D{outcome.needs_define}"
+                    f"{_short(rewrite.default_since)}): the port defines it before the HIP runtime include; "
+                    f"a unit that includes the HIP runtime before this file needs -D{outcome.needs_define}"
                 ),
                 library=rewrite.library,
             )

@@ -25,6 +25,7 @@ class PortState:
         self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes
         self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
         self.reported_once: set = set()
+        self.enable_defines: set[str] = set()  # macros the port defines before the runtime include
         self.calls_roc = False  # --roc, and the file uses a ROC library: its value types are ROC's too
         self.argument_plans: list[PlannedCall] = []
         self.parsed: ParsedFile | None = None

@@ -19,6 +19,7 @@ from hipport.diagnostics import Edit
 from hipport.parse.sites import NameSite
 from hipport.ruleset.lintrules import RewriteRule, int_value
 from hipport.engine.punctuation import punctuation_spans
+from hipport.engine.warp.full_mask import full_mask_edit
 from hipport.versions import Version, format_version, parse_version
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -67,7 +68,10 @@ def plan_rewrite(
             start, end = site.arguments[rule.mask_argument]
             text = source[start:end].decode("utf-8", "replace").strip()
             width = mask_width(text, source)
-            if width != 64:
+            widened = full_mask_edit(text, start, end, source) if width == 32 else None
+            if widened is not None:
+                out.edits.append(widened)
+            elif width != 64:
                 problem = (
                     f"'{text}' is a 32-bit value here"
                     if width == 32
