@@ -6,6 +6,7 @@ from hipport.diagnostics import Edit
 from hipport.engine.arguments import apply_plans
 from hipport.engine.port.file_result import FileResult
 from hipport.engine.includes import plan_includes
+from hipport.engine.storage_class import register_edits
 from hipport.engine.warp.enable import header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launch_scan
@@ -132,6 +133,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             self.edits.extend(members.edits)
             for finding in members.findings:
                 self._finding(*finding)
+        self.edits.extend(register_edits(self.source))  # C++17 has no `register`; hipcc rejects it
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(
