@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hipport.engine.builtin_types import own_type
+
 from functools import cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Severity
@@ -36,7 +38,7 @@ class NameRuleSteps(QualifiedSteps):
         if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
-            self.uses_device_code = True
+            self.uses_device_code = self.uses_device_code or not own_type(name, self.source)
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
