@@ -5,7 +5,9 @@ from __future__ import annotations
 from hipport.diagnostics import Edit
 from hipport.engine.arguments import apply_plans
 from hipport.engine.port.file_result import FileResult
+from hipport.engine.edits import apply_edits
 from hipport.engine.includes import plan_includes
+from hipport.engine.launch_blanks import closed_up
 from hipport.engine.storage_class import register_edits
 from hipport.engine.warp.enable import header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
@@ -38,7 +40,17 @@ def port_source(
     declared_elsewhere: names the user's project declares outside this file
     (macros from its own headers); they are treated like the file's own.
     """
-    result = _port(source, rules, options, path, backend, declared_elsewhere)
+    closed, spaced = closed_up(source)
+    result = _port(closed, rules, options, path, backend, declared_elsewhere)
+    if spaced:  # `k << < g, b >> > (...)`: the closing-up is an edit of its own, where none overlaps it
+        result.source = source
+        result.output = source if result.output is closed else result.output
+        taken = [(e.start, max(e.end, e.start + 1)) for e in result.edits]
+        result.edits = sorted(
+            [*result.edits, *(e for e in spaced if not any(a < e.end and e.start < b for a, b in taken))],
+            key=lambda e: (e.start, e.end),
+        )
+        result.output = apply_edits(source, result.edits)
     result.findings, result.suppressed = apply_suppressions(source, result.findings)
     return result
 
