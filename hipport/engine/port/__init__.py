@@ -8,6 +8,7 @@ from hipport.engine.port.file_result import FileResult
 from hipport.engine.edits import apply_edits
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch_blanks import closed_up
+from hipport.engine.linkage import out_of_linkage
 from hipport.engine.storage_class import register_edits
 from hipport.engine.warp.enable import header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
@@ -159,6 +160,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
         if defines and (self.uses_device_code or self.rules.runtime_include in {s.path for s in parsed.includes}):
             self.enable_defines = defines
+        out_of_linkage(self.source, parsed, include_plan.edits)
         for define in sorted(self.enable_defines):
             with_enable_define(self.source, parsed, include_plan.edits, self.rules.runtime_include, define)
         self.edits.extend(include_plan.edits)
