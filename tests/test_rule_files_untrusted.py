@@ -43,7 +43,7 @@ BAD_RULE_FILES = [
     ("hip name smuggles code", 'schema = 1\nrename = [\n  { cuda = "cudaFree", hip = "hipFree); system(\\"rm -rf ~\\"); (void" },\n]\n',
      3, "'hip' must be a C++ name"),
     ("wrapper smuggles code", 'schema = 1\n[[wrap_argument]]\ncuda = "cudaX"\nargument = 0\nwrapper = "W(0), evil"\n', 5,
-     "'wrapper' must be a C identifier"),
+     "'wrapper' must be a C++ name"),
     ("header path escapes upwards", 'schema = 1\nheader = [\n  { cuda = "a.h", hip = "../../etc/passwd" },\n]\n', 3,
      "'hip' must be a relative header path without '..'"),
     ("absolute header path", 'schema = 1\nheader = [ { cuda = "a.h", roc = "/etc/shadow" } ]\n', 2,

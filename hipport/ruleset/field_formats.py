@@ -73,7 +73,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("rename", "roc"): CXX_NAME,
     ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
-    ("wrap_argument", "wrapper"): IDENTIFIER,
+    ("wrap_argument", "wrapper"): CXX_NAME,  # HIP_SYMBOL, or a cast: static_cast<unsigned long long>
     ("name_lint", "code"): CODE,
     ("code", "code"): CODE,
     ("lint", "code"): CODE,

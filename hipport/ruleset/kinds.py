@@ -66,7 +66,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)
     "macro": ({"cuda": STR}, {"hip": STR, "header": STR, "added": STR, "note": STR}),
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
-    "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR}),
+    "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR, "unless_declared": STR_LIST}),
     "symbol_lookup": ({"call": STR}, {"note": STR}),
     "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
     "code": (

@@ -205,7 +205,9 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
             entry["cuda"], entry["hip"], entry.get("library", library), origin
         )
     for entry in data.get("wrap_argument", []):
-        ruleset.wraps[entry["cuda"]] = WrapRule(entry["cuda"], entry["argument"], entry["wrapper"], origin)
+        ruleset.wraps[entry["cuda"]] = WrapRule(
+            entry["cuda"], entry["argument"], entry["wrapper"], origin, tuple(entry.get("unless_declared", ()))
+        )
     for entry in data.get("symbol_lookup", []):
         ruleset.symbol_lookups = ruleset.symbol_lookups | {entry["call"]}
     for entry in data.get("name_lint", []):

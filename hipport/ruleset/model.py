@@ -110,6 +110,7 @@ class WrapRule:
     argument: int
     wrapper: str
     origin: Origin
+    unless_declared: tuple[str, ...] = ()  # no wrapper where the argument is declared with one of these types
 
 
 @dataclass(frozen=True, slots=True)

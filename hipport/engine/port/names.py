@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hipport.engine.builtin_types import own_type
+from hipport.engine.declared_type import declared_with
 
 from functools import cache, partial
 
@@ -324,6 +325,8 @@ class NameRuleSteps(QualifiedSteps):
         argument = self.source[start:end]
         if argument.startswith(wrap.wrapper.encode("ascii") + b"(") or is_address(argument):
             return  # wrapped already, or an address: the wrapper takes the variable itself
+        if declared_with(argument, self.source, wrap.unless_declared):
+            return  # a cast for overload resolution, and the variable has a type that resolves
         self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
         self.edits.append(Edit(end, end, b")"))
 
