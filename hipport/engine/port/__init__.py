@@ -9,8 +9,6 @@ from hipport.engine.edits import apply_edits
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch_blanks import closed_up
 from hipport.engine.linkage import out_of_linkage
-from hipport.engine.storage_class import register_edits
-from hipport.engine.brace_assign import brace_assign_edits
 from hipport.engine.warp.enable import header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launch_scan
@@ -147,8 +145,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             self.edits.extend(members.edits)
             for finding in members.findings:
                 self._finding(*finding)
-        self.edits.extend(register_edits(self.source))
-        self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP  # C++17 has no `register`; hipcc rejects it
+        self._source_fixes(parsed)
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(

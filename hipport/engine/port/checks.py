@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hipport.engine.brace_assign import brace_assign_edits
+from hipport.engine.prefetch_location import CALL as PREFETCH, prefetch_plan
+from hipport.engine.storage_class import register_edits
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs
@@ -89,6 +92,17 @@ class LintAndSemanticSteps(PortState):
                 fix=found.fix,
                 applicability=found.applicability,
             )
+
+    def _source_fixes(self, parsed: ParsedFile) -> None:
+        """What nvcc accepts and clang or HIP's overloads do not (issue 27), fixed in place."""
+        self.edits.extend(register_edits(self.source))  # C++17 has no `register`; hipcc rejects it
+        self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
+        for site in parsed.names:
+            if site.name == PREFETCH and not site.shadowed:
+                edits, problem = prefetch_plan(site, self.source)
+                self.edits.extend(edits)
+                if problem is not None:
+                    self._finding("HP105", site.start, site.end, site.name, problem)
 
     def _insert_after_includes(self, edits) -> None:
         """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it
