@@ -37,4 +37,5 @@ def brace_assign_edits(source: bytes) -> list[Edit]:
 def _is_declaration(source: bytes, at: int) -> bool:
     """`half2 x = {}` (a declaration, which compiles) rather than `x = {}`."""
     before = source[max(0, at - 40) : at].rstrip()
-    return re.search(rb"(?:" + _TYPES + rb"|auto|[\w>*&])\Z", before) is not None and not before.endswith((b";", b"{", b"}", b")"))
+    typed = re.search(rb"(?:" + _TYPES + rb"|auto|[\w>*&])\Z", before) is not None
+    return typed and not before.endswith((b";", b"{", b"}", b")"))

@@ -13,5 +13,16 @@ def own_type(name: str, source: bytes) -> bool:
     if not _VECTOR.fullmatch(name):
         return False
     word = re.escape(name).encode()
-    return re.search(rb"\b(?:struct|class|union)\s+" + word + rb"\b|\btypedef\b[^;]*\b" + word + rb"\s*;|\busing\s+"
-                     + word + rb"\s*=", source) is not None
+    return (
+        re.search(
+            rb"\b(?:struct|class|union)\s+"
+            + word
+            + rb"\b|\btypedef\b[^;]*\b"
+            + word
+            + rb"\s*;|\busing\s+"
+            + word
+            + rb"\s*=",
+            source,
+        )
+        is not None
+    )

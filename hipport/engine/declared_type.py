@@ -17,5 +17,7 @@ def declared_with(argument: bytes, source: bytes, types: tuple[str, ...]) -> boo
         return False
     name = re.escape(m.group(1))
     spellings = b"|".join(rb"\s+".join(re.escape(w.encode()) for w in t.split()) for t in types)
-    declaration = rb"(?<![\w])(?:const\s+)?(?:" + spellings + rb")\s+(?:const\s+)?(?:[\w\s,*=\[\]]*,\s*)?\*?\s*" + name + rb"\b"
+    declaration = (
+        rb"(?<![\w])(?:const\s+)?(?:" + spellings + rb")\s+(?:const\s+)?(?:[\w\s,*=\[\]]*,\s*)?\*?\s*" + name + rb"\b"
+    )
     return re.search(declaration, source) is not None

@@ -15,7 +15,9 @@ from hipport.parse.sites import IncludeSite, ParsedFile
 
 _SKIP = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _EXTERN_C = re.compile(rb'\bextern\s+"C"\s*\{')
-_CPLUSPLUS = re.compile(rb"[ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\b)[^\n]*\n\Z")
+_CPLUSPLUS = re.compile(
+    rb"[ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\b)[^\n]*\n\Z"
+)
 
 
 def linkage_blocks(source: bytes) -> list[tuple[int, int]]:

@@ -40,5 +40,7 @@ def prefetch_plan(site: NameSite, source: bytes) -> tuple[list[Edit], str | None
 
 
 def _declared_location(name: bytes, source: bytes) -> bool:
-    return re.search(rb"\b(?:struct\s+)?cudaMemLocation\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*" + re.escape(name) + rb"\b",
-                     source) is not None
+    return (
+        re.search(rb"\b(?:struct\s+)?cudaMemLocation\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*" + re.escape(name) + rb"\b", source)
+        is not None
+    )
