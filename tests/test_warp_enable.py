@@ -1,0 +1,45 @@
+"""The port defines HIP_ENABLE_WARP_SYNC_BUILTINS where its default target (HIP 6.3) needs it,
+also in a unit whose project header calls the masked intrinsics (the header's own define would
+come after the unit's runtime include, too late)."""
+from __future__ import annotations
+
+from hipport.porting import port_file
+from hipport.project import ProjectHeaders
+from hipport.options import Options
+from hipport.versions import parse_version
+
+HEADER = b"""#pragma once
+#define MASK 0xffffffff
+__device__ inline float warpSum(float v)
+{
+    for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(MASK, v, o);
+    return v;
+}
+"""
+UNIT = b"""#include <cstdio>
+#include "reduce.cuh"
+__global__ void k(float *p) { p[threadIdx.x] = warpSum(p[threadIdx.x]); }
+int main() { float *p; cudaMalloc(&p, 256); k<<<1, 64>>>(p); cudaFree(p); return 0; }
+"""
+DEFINE = b"#ifndef HIP_ENABLE_WARP_SYNC_BUILTINS\n#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#endif\n#include <hip/hip_runtime.h>"
+
+
+def _port(tmp_path, rules, options):
+    (tmp_path / "reduce.cuh").write_bytes(HEADER)
+    (tmp_path / "main.cu").write_bytes(UNIT)
+    headers = ProjectHeaders(root=tmp_path)
+    unit = port_file(tmp_path / "main.cu", rules, options, headers=headers).output
+    header = port_file(tmp_path / "reduce.cuh", rules, options, headers=headers).output
+    return unit, header
+
+
+def test_a_unit_whose_header_calls_the_sync_intrinsics_defines_the_macro(tmp_path, rules):
+    unit, header = _port(tmp_path, rules, Options())
+    assert DEFINE in unit
+    assert unit.index(DEFINE) < unit.index(b'#include "reduce.cuh"')
+    assert b"__shfl_down_sync(0xffffffffffffffffull, v, o)" in header
+
+
+def test_no_macro_where_the_target_declares_them_anyway(tmp_path, rules):
+    unit, _ = _port(tmp_path, rules, Options(hip_version=parse_version("7.0")))
+    assert b"HIP_ENABLE_WARP_SYNC_BUILTINS" not in unit
