@@ -10,6 +10,7 @@ from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs
 from hipport.lints.findings import lint_outcome
 from hipport.engine.port.state import PortState
+from hipport.lints.host_half import host_half_findings
 from hipport.lints.own_overload import own_overload_findings
 from hipport.lints.vector_operator import vector_operator_findings
 from hipport.engine.warp.fix import fix_warp_size
@@ -103,6 +104,8 @@ class LintAndSemanticSteps(PortState):
                 self.edits.extend(edits)
                 if problem is not None:
                     self._finding("HP105", site.start, site.end, site.name, problem)
+        for finding in host_half_findings(self.source):
+            self._finding(*finding)
 
     def _insert_after_includes(self, edits) -> None:
         """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it
