@@ -8,10 +8,13 @@ import re
 _VECTOR = re.compile(r"(?:u?(?:char|short|int|long|longlong)|float|double)[1-4]|dim3")
 
 
-def own_type(name: str, source: bytes) -> bool:
-    """The marker is a vector type the file declares itself (struct, class, typedef or using)."""
+def own_type(name: str, source: bytes, path: str = "") -> bool:
+    """The marker is a vector type the file declares itself (struct, class, typedef or using), or
+    one a file nvcc does not compile as CUDA (.cpp, .h: a CPU project's own float2) uses."""
     if not _VECTOR.fullmatch(name):
         return False
+    if not path.lower().endswith((".cu", ".cuh", "<stdin>")):
+        return True
     word = re.escape(name).encode()
     return (
         re.search(

@@ -39,7 +39,7 @@ class NameRuleSteps(QualifiedSteps):
         if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
-            self.uses_device_code = self.uses_device_code or not own_type(name, self.source)
+            self.uses_device_code = self.uses_device_code or not own_type(name, self.source, self.result.path)
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
