@@ -5,6 +5,7 @@ own output, compiled with HIP-amd's runtime headers and ROCm-libs' library heade
 (rocPRIM, hipCUB and rocThrust need C++14). Where those vendored headers are not beside this
 checkout (../shared/vendor, or HIPPORT_VENDOR), the tests skip: nothing else installs them.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,10 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _vendor() -> Path | None:
-    candidates = [os.environ.get("HIPPORT_VENDOR", ""), ROOT.parent / "shared/vendor", ROOT.parent.parent / "shared/vendor"]
+    candidates = [os.environ.get("HIPPORT_VENDOR", ""), ROOT.parent / "shared/vendor"]
+    candidates.append(ROOT.parent.parent / "shared/vendor")
     for candidate in candidates:
-        if candidate and (Path(candidate) / "ROCm-libs/include").is_dir() and (Path(candidate) / "HIP-amd/include").is_dir():
-            return Path(candidate)
+        root = Path(candidate)
+        if candidate and (root / "ROCm-libs/include").is_dir() and (root / "HIP-amd/include").is_dir():
+            return root
     return None
 
 
@@ -73,6 +76,6 @@ def test_hipport_library_port_compiles(case, flags, rules):
 def test_library_compile_check_can_fail(flags):
     # Guards the guard: a call with a wrong argument type must fail, or the tests above are vacuous.
     hipcc, extra = flags
-    bad = b"#include <hipfft/hipfft.h>\nvoid f() { hipfftHandle h; hipfftPlan1d(&h, 8, HIPFFT_C2C, \"one\"); }\n"
+    bad = b'#include <hipfft/hipfft.h>\nvoid f() { hipfftHandle h; hipfftPlan1d(&h, 8, HIPFFT_C2C, "one"); }\n'
     result = compile_bytes(bad, name="bad.hip", hipcc=hipcc, extra_flags=extra)
     assert not result.ok
