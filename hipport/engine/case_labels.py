@@ -35,8 +35,8 @@ def absent_case_edit(source: bytes, span: tuple[int, int], name: str, library: s
     """The edit that comments the label out, and the finding's message."""
     label = source[span[0] : span[1]]
     text = b"/* " + label + b" (hipport: HIP has no counterpart) */"
-    if b"*/" in label or b"\n" in label:  # never nest comments or fold lines
-        text = b"/* hipport: case label removed */"
+    if b"*/" in label:  # a comment inside the label: never nest comments, and keep its lines
+        text = b"/* hipport: case label removed */" + b"\n" * label.count(b"\n")
     message = (
         f"'{name}' ({library}) has no HIP counterpart, so HIP's library never returns it: its case "
         "label was commented out and the statements after it are reached as before"
