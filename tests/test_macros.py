@@ -53,7 +53,7 @@ def test_each_hip_macro_is_defined_in_the_installed_hip_headers(rules):
 
 
 def _defines(header: str, macro: str, seen: set[str]) -> bool:
-    """Whether header, or a header it includes with <...>, has #define macro."""
+    """Whether header, or a header it includes (<...>, or "..." beside it), has #define macro."""
     path = _installed(header)
     if path is None or header in seen:
         return False
@@ -61,7 +61,12 @@ def _defines(header: str, macro: str, seen: set[str]) -> bool:
     text = path.read_text(errors="replace")
     if re.search(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(macro)}\b", text, re.M):
         return True
-    return any(_defines(m.group(1), macro, seen) for m in re.finditer(r"^[ \t]*#[ \t]*include[ \t]*<([^>]+)>", text, re.M))
+    included = [m.group(1) for m in re.finditer(r"^[ \t]*#[ \t]*include[ \t]*<([^>]+)>", text, re.M)]
+    # "..." includes name a file beside the header (hipsparse.h's "hipsparse-export.h")
+    folder = str(Path(header).parent)
+    for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', text, re.M):
+        included.append(m.group(1) if folder == "." else f"{folder}/{m.group(1)}")
+    return any(_defines(name, macro, seen) for name in included)
 
 
 @pytest.mark.hipcc

@@ -61,7 +61,9 @@ def plan_includes(
 
 def _needs_runtime(cuda_path: str, rules: RuleSet) -> bool:
     header = header_rule(rules, cuda_path)
-    return header is not None and header.library in rules.runtime_libraries
+    if header is None:
+        return False
+    return header.library in rules.runtime_libraries or header.library in rules.runtime_first_libraries
 
 
 def _runtime_first(

@@ -113,6 +113,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("", "markers"): IDENTIFIER,
     ("", "typedef_names"): IDENTIFIER,
     ("", "runtime_libraries"): IDENTIFIER,
+    ("", "runtime_first_libraries"): IDENTIFIER,
     ("", "cuda_root_variables"): IDENTIFIER,
     ("", "runtime_include"): HEADER,
     ("", "runtime_api_include"): HEADER,

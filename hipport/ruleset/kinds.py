@@ -180,6 +180,7 @@ TOP_LEVEL = {
     "runtime_api_include": STR,
     "markers": STR_LIST,
     "runtime_libraries": STR_LIST,
+    "runtime_first_libraries": STR_LIST,
     "patterns": STR_LIST,
     "typedef_names": STR_LIST,
     "cuda_root_variables": STR_LIST,

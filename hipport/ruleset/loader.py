@@ -242,6 +242,8 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
         ruleset.typedef_names = ruleset.typedef_names | frozenset(data["typedef_names"])
     if "runtime_libraries" in data:
         ruleset.runtime_libraries = ruleset.runtime_libraries | frozenset(data["runtime_libraries"])
+    if "runtime_first_libraries" in data:
+        ruleset.runtime_first_libraries = ruleset.runtime_first_libraries | frozenset(data["runtime_first_libraries"])
     if "patterns" in data:
         ruleset.unmapped_patterns = (*ruleset.unmapped_patterns, *data["patterns"])
     for key in ("runtime_include", "runtime_api_include"):

@@ -190,6 +190,9 @@ class RuleSet:
     runtime_include: str = "hip/hip_runtime.h"
     runtime_api_include: str = "hip/hip_runtime_api.h"
     runtime_libraries: frozenset[str] = frozenset()
+    # libraries whose ported headers need the HIP runtime included before them (hipCUB's
+    # component headers choose their back end by __HIP_PLATFORM_AMD__, which the runtime defines)
+    runtime_first_libraries: frozenset[str] = frozenset()
     unmapped_patterns: tuple[str, ...] = ()
     tests: list[RuleTest] = field(default_factory=list)
     build: BuildRules = field(default_factory=_new_build_rules)  # CMake and Makefile tables

@@ -8,6 +8,7 @@ from hipport.engine.declared_type import declared_with
 from functools import cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Severity
+from hipport.engine.case_labels import absent_case_edit, case_label_span
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
 from hipport.engine.elaborated import elaborated_keyword
 from hipport.engine.macros import in_condition, macro_outcome
@@ -175,6 +176,12 @@ class NameRuleSteps(QualifiedSteps):
             target = override
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
+            span = case_label_span(self.source, site.start, site.end) if rule.kind == "constant" else None
+            if span is not None:  # a status switch's label for a value HIP never returns
+                edit, message = absent_case_edit(self.source, span, name, library)
+                self.edits.append(edit)
+                self._finding("HP120", site.start, site.end, name, message, library=rule.library)
+                return
             hint = f"; use {rule.replacement}" if rule.replacement else ""
             self._finding(
                 "HP101",
