@@ -67,6 +67,8 @@ class Hipcc:
         cmd = [self.hipcc, "-x", "hip", f"--offload-arch={arch}", "-Wno-unused-command-line-argument"]
         if self.settings.hip_path is not None:
             cmd += ["-isystem", str(self.settings.hip_path)]  # before hipcc's own HIP headers
+        if self.settings.rocm_path is not None:
+            cmd += ["-isystem", str(self.settings.rocm_path)]  # before Debian's 5.x hiprand & co.
         return cmd
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
@@ -118,7 +120,16 @@ class Nvcc:
     def _base(self) -> list[str]:
         arch = self.settings.offload_arch or NVIDIA_ARCH
         cmd = [self.nvcc, "-x", "cu", f"-arch={arch}", "-w"]
-        return cmd + ([f"-I{self.hip_headers}"] if self.hip_headers is not None else [])
+        if self.hip_headers is None:
+            return cmd
+        cmd += [f"-I{self.hip_headers}"]
+        if self.settings.cuda_lib_path is not None:
+            cmd += ["-isystem", str(self.settings.cuda_lib_path)]
+        if self.settings.rocm_path is not None:
+            # after the CUDA toolkit's own headers: hipBLAS & co. come from here, while thrust/ and
+            # cub/ stay CUDA's (rocThrust and rocPRIM here are AMD's)
+            cmd += ["-Xcompiler", f"-idirafter{self.settings.rocm_path}"]
+        return cmd
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         cmd = self._base() + ["-c", "-o", "/dev/null", *self.settings.unit_flags([unit])]
