@@ -151,6 +151,8 @@ def verify_joined(out: Path, report: Path, includes: list[str], jobs: int, verdi
                  if (p / "shared" / "vendor" / "ROCm-libs" / "include").is_dir()), None)
     if rocm is not None and not os.environ.get("HIPPORT_ROCM_PATH"):  # ROCm 6.3's library headers
         args += ["--rocm-path", str(rocm)]
+    if platform and (REPO / ".cuda-libs" / "include").is_dir():  # make cuda-lib-headers
+        args += ["--cuda-lib-path", str(REPO / ".cuda-libs")]
     for rel in includes:
         args += ["-I", str(out / rel)]
     verified = hipport(*args)
