@@ -46,8 +46,7 @@ from hipport.cli.common import _fail, _load_rules
 @click.option(
     "--std",
     metavar="STD",
-    help="C++ standard (c++17) for units the compile database gives none. Default: [tool.hipport] std, "
-    "then c++17.",
+    help="C++ standard (c++17) for units the compile database gives none. Default: [tool.hipport] std, then c++17.",
 )
 @click.option(
     "--offload-arch", metavar="ARCH", help="GPU target to compile for. Default: gfx90a (amd), sm_90 (nvidia)."

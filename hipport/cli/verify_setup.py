@@ -32,7 +32,11 @@ def tool_settings(path: Path, flags: dict):
             "rocm", flags.get("rocm_path"), config.rocm_path, "--rocm-path", ROCM_PATH_ENV, "rocm-path"
         )
         cuda = resolve_library_path(
-            "cuda", flags.get("cuda_lib_path"), config.cuda_lib_path, "--cuda-lib-path", CUDA_LIB_PATH_ENV,
+            "cuda",
+            flags.get("cuda_lib_path"),
+            config.cuda_lib_path,
+            "--cuda-lib-path",
+            CUDA_LIB_PATH_ENV,
             "cuda-lib-path",
         )
     except ToolchainError as exc:
@@ -91,17 +95,22 @@ def run_settings(tools, flags: dict):
     )
 
 
-def say_headers(toolchain, report_path: Path | None, units: list[Path] = ()) -> None:
+def say_headers(toolchain, report_path: Path | None, units: list[Path] | tuple[Path, ...] = ()) -> None:
     """One line naming the HIP headers, the library headers and the C++ standard the compiles use;
     when the report's target HIP is newer than those headers, the same line says so."""
     settings = toolchain.settings
     headers = toolchain.headers()
-    libraries = [str(p) for p in (settings.rocm_path, settings.cuda_lib_path if toolchain.platform == "nvidia"
-                                  else None) if p is not None]
+    libraries = [
+        str(p)
+        for p in (settings.rocm_path, settings.cuda_lib_path if toolchain.platform == "nvidia" else None)
+        if p is not None
+    ]
     stds = sorted({settings.unit_std(u) for u in units}) or [settings.std]
-    line = (f"hipport verify: {headers.describe()} ({toolchain.platform}); library headers: "
-            f"{', '.join(libraries) or 'none given (--rocm-path): library units are NO-LIB'}; "
-            f"C++ standard: {', '.join(stds)}")
+    line = (
+        f"hipport verify: {headers.describe()} ({toolchain.platform}); library headers: "
+        f"{', '.join(libraries) or 'none given (--rocm-path): library units are NO-LIB'}; "
+        f"C++ standard: {', '.join(stds)}"
+    )
     target = _report_target(report_path)
     if target and headers.version:
         from hipport.versions import parse_version
@@ -111,9 +120,11 @@ def say_headers(toolchain, report_path: Path | None, units: list[Path] = ()) -> 
         except ValueError:
             newer = False
         if newer:
-            line += (f"; the report targets HIP {target}, newer than the {headers.describe()}: findings about "
-                     f"HIP {target} APIs may not match these errors; give --hip-path with HIP {target}'s "
-                     "headers to check that target")
+            line += (
+                f"; the report targets HIP {target}, newer than the {headers.describe()}: findings about "
+                f"HIP {target} APIs may not match these errors; give --hip-path with HIP {target}'s "
+                "headers to check that target"
+            )
     click.echo(line, err=True)
 
 

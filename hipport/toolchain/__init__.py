@@ -26,8 +26,16 @@ ROCM_PATH_ENV = "HIPPORT_ROCM_PATH"
 CUDA_LIB_PATH_ENV = "HIPPORT_CUDA_LIB_PATH"
 DEFAULT_STD = "c++17"  # Debian's hipcc adds -std=c++11; rocPRIM, hipCUB and rocThrust need C++14
 # What marks a directory as ROCm's library headers (6.x layout, <hipblas/hipblas.h>) or CUDA's.
-ROCM_MARKERS = ("hipblas/hipblas.h", "hipfft/hipfft.h", "hipsolver/hipsolver.h", "hipsparse/hipsparse.h",
-                "hiprand/hiprand.h", "hipcub/hipcub.hpp", "rocprim/rocprim.hpp", "thrust/version.h")
+ROCM_MARKERS = (
+    "hipblas/hipblas.h",
+    "hipfft/hipfft.h",
+    "hipsolver/hipsolver.h",
+    "hipsparse/hipsparse.h",
+    "hiprand/hiprand.h",
+    "hipcub/hipcub.hpp",
+    "rocprim/rocprim.hpp",
+    "thrust/version.h",
+)
 CUDA_LIB_MARKERS = ("cublas_v2.h", "cufft.h", "curand.h", "cusolverDn.h", "cusparse.h")
 
 
@@ -167,8 +175,10 @@ def resolve_library_path(
         for candidate in (path / "include", path):
             if any((candidate / m).is_file() for m in markers):
                 return candidate.resolve()
-        raise ToolchainError(f"{origin}: {path} holds no {kind.upper()} library headers (none of "
-                             f"{', '.join(markers[:3])}... under it or its include/)")
+        raise ToolchainError(
+            f"{origin}: {path} holds no {kind.upper()} library headers (none of "
+            f"{', '.join(markers[:3])}... under it or its include/)"
+        )
     return None
 
 

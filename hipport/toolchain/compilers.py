@@ -168,8 +168,9 @@ class Nvcc:
 def _toolkit_includes(nvcc: str) -> tuple[str, ...]:
     """The include directories nvcc gives its preprocessor (the toolkit's include/ and include/cccl)."""
     try:
-        done = subprocess.run([nvcc, "--dryrun", "-x", "cu", "-E", "/dev/null"], capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run(
+            [nvcc, "--dryrun", "-x", "cu", "-E", "/dev/null"], capture_output=True, text=True, timeout=60
+        )
     except (OSError, subprocess.TimeoutExpired):
         return ()
     found: list[str] = []
