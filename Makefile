@@ -54,7 +54,10 @@ cuda-lib-headers: $(CUDA_LIBS)/include/cublas_v2.h
 $(CUDA_LIBS)/include/cublas_v2.h: | $(STAMP)
 	rm -rf $(CUDA_LIBS)/wheels && mkdir -p $(CUDA_LIBS)/include
 	$(BIN)/pip download -q --no-deps -d $(CUDA_LIBS)/wheels $(CUDA_LIB_WHEELS)
-	for w in $(CUDA_LIBS)/wheels/*.whl; do unzip -q -o -j "$$w" 'nvidia/*/include/*' -d $(CUDA_LIBS)/include; done
+	$(BIN)/python -c "import sys, zipfile, pathlib; out = pathlib.Path(sys.argv[1]); \
+	  [out.joinpath(pathlib.PurePath(n).name).write_bytes(z.read(n)) for w in sys.argv[2:] \
+	   for z in [zipfile.ZipFile(w)] for n in z.namelist() if '/include/' in n and not n.endswith('/')]" \
+	  $(CUDA_LIBS)/include $(CUDA_LIBS)/wheels/*.whl
 	rm -rf $(CUDA_LIBS)/wheels
 	test -f $@
 
