@@ -20,9 +20,16 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HIPCPU_PKGS := g++ libtbb-dev
 # HIP's NVIDIA headers (verify --platform nvidia): HIPPORT_HIP_PATH or the vendored copy beside the checkout.
 HIP_NVIDIA ?= $(firstword $(HIPPORT_HIP_PATH) $(wildcard ../shared/vendor/HIP-nvidia ../../shared/vendor/HIP-nvidia) .hip-nvidia)
+# ROCm 6.3's library headers (verify --rocm-path): HIPPORT_ROCM_PATH or the vendored copy beside the checkout.
+ROCM_LIBS ?= $(firstword $(HIPPORT_ROCM_PATH) $(wildcard ../shared/vendor/ROCm-libs ../../shared/vendor/ROCm-libs))
+# The CUDA libraries' headers (verify --platform nvidia --cuda-lib-path): only include/ of PyPI's
+# wheels (1.1 GB of wheels for 3.3 MB of headers, so not a prerequisite of `make test`).
+CUDA_LIBS := .cuda-libs
+CUDA_LIB_WHEELS := nvidia-cublas==13.10.0.20 nvidia-cufft==12.5.0.14 nvidia-curand==10.4.5.25 \
+	nvidia-cusolver==12.4.1.2 nvidia-cusparse==12.9.4.2
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
+.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers cuda-lib-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +50,17 @@ bytecode:
 	$(COMPILE)
 
 # Debian's HIP 5.2 compiler: ported code is judged by compiling it.
+cuda-lib-headers: $(CUDA_LIBS)/include/cublas_v2.h
+$(CUDA_LIBS)/include/cublas_v2.h: | $(STAMP)
+	rm -rf $(CUDA_LIBS)/wheels && mkdir -p $(CUDA_LIBS)/include
+	$(BIN)/pip download -q --no-deps -d $(CUDA_LIBS)/wheels $(CUDA_LIB_WHEELS)
+	$(BIN)/python -c "import sys, zipfile, pathlib; out = pathlib.Path(sys.argv[1]); \
+	  [out.joinpath(pathlib.PurePath(n).name).write_bytes(z.read(n)) for w in sys.argv[2:] \
+	   for z in [zipfile.ZipFile(w)] for n in z.namelist() if '/include/' in n and not n.endswith('/')]" \
+	  $(CUDA_LIBS)/include $(CUDA_LIBS)/wheels/*.whl
+	rm -rf $(CUDA_LIBS)/wheels
+	test -f $@
+
 hipcc:
 	@command -v hipcc >/dev/null 2>&1 || { \
 	  echo "installing Debian's hipcc ($(HIP_PKGS))"; \

@@ -147,6 +147,12 @@ def verify_joined(out: Path, report: Path, includes: list[str], jobs: int, verdi
                   platform: tuple[str, ...] = ()) -> dict:
     """`hipport verify OUT --report` on one platform (AMD unless platform says otherwise): its JSON."""
     args = ["verify", str(out), *platform, "--report", str(report), "--json", str(verdicts), "-j", str(jobs)]
+    rocm = next((p / "shared" / "vendor" / "ROCm-libs" for p in REPO.parents
+                 if (p / "shared" / "vendor" / "ROCm-libs" / "include").is_dir()), None)
+    if rocm is not None and not os.environ.get("HIPPORT_ROCM_PATH"):  # ROCm 6.3's library headers
+        args += ["--rocm-path", str(rocm)]
+    if platform and (REPO / ".cuda-libs" / "include").is_dir():  # make cuda-lib-headers
+        args += ["--cuda-lib-path", str(REPO / ".cuda-libs")]
     for rel in includes:
         args += ["-I", str(out / rel)]
     verified = hipport(*args)

@@ -26,6 +26,9 @@ KEYS = {
     "baseline": str,
     "hip-cpu": str,
     "hip-path": str,
+    "rocm-path": str,
+    "cuda-lib-path": str,
+    "std": str,
     "platform": str,
 }
 
@@ -50,6 +53,9 @@ class Config:
     hip_cpu: Path | None = None  # the HIP CPU Runtime checkout, for verify --run
     hip_path: Path | None = None  # HIP headers for verify (HIP's NVIDIA headers with --platform nvidia)
     platform: str | None = None  # what the port must build for: both, amd or nvidia
+    rocm_path: Path | None = None  # ROCm library headers for verify (hipblas/, hipcub/, thrust/...)
+    cuda_lib_path: Path | None = None  # CUDA library headers for verify --platform nvidia (cublas_v2.h...)
+    std: str | None = None  # the C++ standard verify compiles with when the compile database has none
 
 
 # Any table header or dotted key that names hipport under tool, however it is spelled
@@ -130,6 +136,9 @@ def load_config(path: Path | None) -> Config:
         hip_cpu=base / table["hip-cpu"] if "hip-cpu" in table else None,
         hip_path=base / table["hip-path"] if "hip-path" in table else None,
         platform=platform,
+        rocm_path=base / table["rocm-path"] if "rocm-path" in table else None,
+        cuda_lib_path=base / table["cuda-lib-path"] if "cuda-lib-path" in table else None,
+        std=table.get("std"),
     )
 
 

@@ -28,6 +28,27 @@ from hipport.cli.common import _fail, _load_rules
     "HIP's NVIDIA headers with --platform nvidia. Default: HIPPORT_HIP_PATH, then [tool.hipport] hip-path.",
 )
 @click.option(
+    "--rocm-path",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="ROCm library headers (DIR or DIR/include holding hipblas/, hipcub/, thrust/...: /opt/rocm, "
+    "ROCm-libs): hipBLAS, hipCUB, rocThrust & co. compile instead of stopping at NO-LIB; on NVIDIA they "
+    "come after the CUDA toolkit's. Default: HIPPORT_ROCM_PATH, then [tool.hipport] rocm-path.",
+)
+@click.option(
+    "--cuda-lib-path",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="With --platform nvidia: CUDA library headers (DIR or DIR/include holding cublas_v2.h, cufft.h, "
+    "curand.h, cusolverDn.h, cusparse.h; `make cuda-lib-headers` extracts them). Default: "
+    "HIPPORT_CUDA_LIB_PATH, then [tool.hipport] cuda-lib-path.",
+)
+@click.option(
+    "--std",
+    metavar="STD",
+    help="C++ standard (c++17) for units the compile database gives none. Default: [tool.hipport] std, then c++17.",
+)
+@click.option(
     "--offload-arch", metavar="ARCH", help="GPU target to compile for. Default: gfx90a (amd), sm_90 (nvidia)."
 )
 @click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Extra include directory.")
@@ -197,10 +218,10 @@ def _compile(path: Path, tools, report_path: Path | None, json_path: Path | None
             report = Report.load(report_path)
         except ReportError as exc:
             _fail(str(exc))
-    say_headers(toolchain, report_path)
     rules = _load_rules(())
     rocm_headers = library_headers(rules)
     units = translation_units(path, tools.include_dirs)
+    say_headers(toolchain, report_path, units)
     include_dirs = tuple(tools.include_dirs) + tuple(sorted({u.parent for u in units}))
     results = _compiled(units, toolchain, tools.jobs)
     if report is not None:

@@ -12,7 +12,15 @@ from hipport.cli.common import _fail
 def tool_settings(path: Path, flags: dict):
     """The one settings object compile checks and runs share, and the config it was read with."""
     from hipport.config import ConfigError, find_config, load_config
-    from hipport.toolchain import ToolchainError, ToolSettings, resolve_hip_path
+    from hipport.toolchain import (
+        CUDA_LIB_PATH_ENV,
+        DEFAULT_STD,
+        ROCM_PATH_ENV,
+        ToolchainError,
+        ToolSettings,
+        resolve_hip_path,
+        resolve_library_path,
+    )
 
     try:
         config = load_config(find_config())
@@ -20,8 +28,22 @@ def tool_settings(path: Path, flags: dict):
         _fail(str(exc))
     try:
         hip_path = resolve_hip_path(flags["hip_path"], config.hip_path)
+        rocm = resolve_library_path(
+            "rocm", flags.get("rocm_path"), config.rocm_path, "--rocm-path", ROCM_PATH_ENV, "rocm-path"
+        )
+        cuda = resolve_library_path(
+            "cuda",
+            flags.get("cuda_lib_path"),
+            config.cuda_lib_path,
+            "--cuda-lib-path",
+            CUDA_LIB_PATH_ENV,
+            "cuda-lib-path",
+        )
     except ToolchainError as exc:
         _fail(str(exc))
+    std = flags.get("std") or config.std or DEFAULT_STD
+    if not std.startswith(("c++", "gnu++")):
+        raise click.BadParameter(f"'{std}' is no C++ standard (c++17, gnu++20...)", param_hint="--std")
     database = None
     if flags["compile_commands"] is not None:
         from hipport.toolchain.compdb import CompileDatabaseError, load
@@ -41,6 +63,9 @@ def tool_settings(path: Path, flags: dict):
         offload_arch=flags["offload_arch"],
         jobs=flags["jobs"],
         hip_cpu=flags["hip_cpu"],
+        rocm_path=rocm,
+        cuda_lib_path=cuda,
+        std=std,
     )
     return settings, config
 
@@ -70,29 +95,46 @@ def run_settings(tools, flags: dict):
     )
 
 
-def say_headers(toolchain, report_path: Path | None) -> None:
-    """One line when the report's target HIP is newer than the headers the compiler uses, naming them."""
-    if report_path is None:
-        return
-    import json
+def say_headers(toolchain, report_path: Path | None, units: list[Path] | tuple[Path, ...] = ()) -> None:
+    """One line naming the HIP headers, the library headers and the C++ standard the compiles use;
+    when the report's target HIP is newer than those headers, the same line says so."""
+    settings = toolchain.settings
+    headers = toolchain.headers()
+    libraries = [
+        str(p)
+        for p in (settings.rocm_path, settings.cuda_lib_path if toolchain.platform == "nvidia" else None)
+        if p is not None
+    ]
+    stds = sorted({settings.unit_std(u) for u in units}) or [settings.std]
+    line = (
+        f"hipport verify: {headers.describe()} ({toolchain.platform}); library headers: "
+        f"{', '.join(libraries) or 'none given (--rocm-path): library units are NO-LIB'}; "
+        f"C++ standard: {', '.join(stds)}"
+    )
+    target = _report_target(report_path)
+    if target and headers.version:
+        from hipport.versions import parse_version
 
-    from hipport.versions import parse_version
+        try:
+            newer = parse_version(str(target)) > parse_version(headers.version)
+        except ValueError:
+            newer = False
+        if newer:
+            line += (
+                f"; the report targets HIP {target}, newer than the {headers.describe()}: findings about "
+                f"HIP {target} APIs may not match these errors; give --hip-path with HIP {target}'s "
+                "headers to check that target"
+            )
+    click.echo(line, err=True)
+
+
+def _report_target(report_path: Path | None) -> str | None:
+    if report_path is None:
+        return None
+    import json
 
     try:
         target = json.loads(report_path.read_text(encoding="utf-8")).get("options", {}).get("hip_version")
     except (OSError, ValueError, AttributeError):
-        return
-    headers = toolchain.headers()
-    if not target or not headers.version:
-        return
-    try:
-        newer = parse_version(str(target)) > parse_version(headers.version)
-    except ValueError:
-        return
-    if newer:
-        hint = "; give --hip-path with HIP " + str(target) + "'s headers to check that target"
-        click.echo(
-            f"hipport verify: the report targets HIP {target}, newer than the {headers.describe()} "
-            f"({toolchain.platform}): findings about HIP {target} APIs may not match these errors{hint}",
-            err=True,
-        )
+        return None
+    return str(target) if target else None

@@ -22,6 +22,21 @@ from typing import Any
 
 PLATFORMS = ("amd", "nvidia")
 HIP_PATH_ENV = "HIPPORT_HIP_PATH"
+ROCM_PATH_ENV = "HIPPORT_ROCM_PATH"
+CUDA_LIB_PATH_ENV = "HIPPORT_CUDA_LIB_PATH"
+DEFAULT_STD = "c++17"  # Debian's hipcc adds -std=c++11; rocPRIM, hipCUB and rocThrust need C++14
+# What marks a directory as ROCm's library headers (6.x layout, <hipblas/hipblas.h>) or CUDA's.
+ROCM_MARKERS = (
+    "hipblas/hipblas.h",
+    "hipfft/hipfft.h",
+    "hipsolver/hipsolver.h",
+    "hipsparse/hipsparse.h",
+    "hiprand/hiprand.h",
+    "hipcub/hipcub.hpp",
+    "rocprim/rocprim.hpp",
+    "thrust/version.h",
+)
+CUDA_LIB_MARKERS = ("cublas_v2.h", "cufft.h", "curand.h", "cusolverDn.h", "cusparse.h")
 
 
 class ToolchainError(Exception):
@@ -41,21 +56,34 @@ class ToolSettings:
     jobs: int = 1
     compiler: str | None = None  # hipcc or nvcc to use instead of the one on PATH
     hip_cpu: Path | None = None  # the HIP CPU Runtime checkout (verify --run on the CPU)
+    rocm_path: Path | None = None  # ROCm library headers' include directory (hipblas/, hipcub/, thrust/...)
+    cuda_lib_path: Path | None = None  # CUDA library headers' include directory (cublas_v2.h...), NVIDIA
+    std: str = DEFAULT_STD  # the C++ standard where the compile database gives the unit none
 
     def unit_flags(self, units: list[Path] | tuple[Path, ...] = ()) -> list[str]:
-        """-I, -D and the compile database's flags for these units, in the order the compilers get them."""
+        """-std, -I, -D and the compile database's flags for these units, in the order the compilers get them.
+
+        -std comes first and only when the database gives none: the compiler's own default
+        (Debian's hipcc adds -std=c++11 ahead of everything) is overridden since the last -std wins.
+        """
         flags = [f"-I{d}" for d in self.include_dirs] + [f"-D{d}" for d in self.defines]
-        if not self.database:
-            return flags
-        # a program's units usually share one database entry: each entry's flags once, whole,
-        # since a flag's value may be a word of its own (-I dir) that a word-by-word pass would drop
-        seen: set[tuple[str, ...]] = set()
-        for unit in units:
-            entry = tuple(database_flags(unit, self.database))
-            if entry not in seen:
-                seen.add(entry)
-                flags += entry
-        return flags
+        database: list[str] = []
+        if self.database:
+            # a program's units usually share one database entry: each entry's flags once, whole,
+            # since a flag's value may be a word of its own (-I dir) that a word-by-word pass would drop
+            seen: set[tuple[str, ...]] = set()
+            for unit in units:
+                entry = tuple(database_flags(unit, self.database))
+                if entry not in seen:
+                    seen.add(entry)
+                    database += entry
+        std = [] if any(f.startswith("-std=") for f in database) else [f"-std={self.std}"]
+        return std + flags + database
+
+    def unit_std(self, unit: Path) -> str:
+        """The C++ standard a unit compiles with: the compile database's, else the setting."""
+        found = [f[5:] for f in self.unit_flags([unit]) if f.startswith("-std=")]
+        return found[-1] if found else self.std
 
 
 @dataclass(frozen=True)
@@ -128,6 +156,29 @@ def resolve_hip_path(option: Path | None, configured: Path | None) -> Path | Non
             if (candidate / "hip" / "hip_runtime.h").is_file():
                 return candidate.resolve()
         raise ToolchainError(f"{origin}: {path} holds no HIP headers (no include/hip/hip_runtime.h)")
+    return None
+
+
+def resolve_library_path(
+    kind: str, option: Path | None, configured: Path | None, flag: str, env: str, key: str
+) -> Path | None:
+    """The include directory of ROCm's (kind "rocm") or CUDA's ("cuda") library headers.
+
+    From the flag, the environment variable, then the [tool.hipport] key; DIR may be the include
+    directory itself or a tree with include/ (/opt/rocm, ../shared/vendor/ROCm-libs).
+    """
+    markers = ROCM_MARKERS if kind == "rocm" else CUDA_LIB_MARKERS
+    for origin, value in ((flag, option), (env, os.environ.get(env)), (f"[tool.hipport] {key}", configured)):
+        if not value:
+            continue
+        path = Path(value)
+        for candidate in (path / "include", path):
+            if any((candidate / m).is_file() for m in markers):
+                return candidate.resolve()
+        raise ToolchainError(
+            f"{origin}: {path} holds no {kind.upper()} library headers (none of "
+            f"{', '.join(markers[:3])}... under it or its include/)"
+        )
     return None
 
 

@@ -67,6 +67,8 @@ class Hipcc:
         cmd = [self.hipcc, "-x", "hip", f"--offload-arch={arch}", "-Wno-unused-command-line-argument"]
         if self.settings.hip_path is not None:
             cmd += ["-isystem", str(self.settings.hip_path)]  # before hipcc's own HIP headers
+        if self.settings.rocm_path is not None:
+            cmd += ["-isystem", str(self.settings.rocm_path)]  # before Debian's 5.x hiprand & co.
         return cmd
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
@@ -118,7 +120,18 @@ class Nvcc:
     def _base(self) -> list[str]:
         arch = self.settings.offload_arch or NVIDIA_ARCH
         cmd = [self.nvcc, "-x", "cu", f"-arch={arch}", "-w"]
-        return cmd + ([f"-I{self.hip_headers}"] if self.hip_headers is not None else [])
+        if self.hip_headers is None:
+            return cmd
+        cmd += [f"-I{self.hip_headers}"]
+        if self.settings.cuda_lib_path is not None:
+            cmd += ["-isystem", str(self.settings.cuda_lib_path)]
+        if self.settings.rocm_path is not None:
+            # after the CUDA toolkit's own headers, so thrust/ and cub/ stay CUDA's (rocThrust and
+            # rocPRIM there are AMD's), and before /usr/include, whose hiprand & co. may be Debian's 5.x
+            for d in _toolkit_includes(self.nvcc):
+                cmd += ["-isystem", d]
+            cmd += ["-isystem", str(self.settings.rocm_path)]
+        return cmd
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         cmd = self._base() + ["-c", "-o", "/dev/null", *self.settings.unit_flags([unit])]
@@ -149,6 +162,28 @@ class Nvcc:
         if self.hip_headers is None:
             return Headers(None, None)
         return Headers(self.hip_headers, header_version(self.hip_headers))
+
+
+@functools.cache
+def _toolkit_includes(nvcc: str) -> tuple[str, ...]:
+    """The include directories nvcc gives its preprocessor (the toolkit's include/ and include/cccl)."""
+    try:
+        done = subprocess.run(
+            [nvcc, "--dryrun", "-x", "cu", "-E", "/dev/null"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    found: list[str] = []
+    for line in done.stderr.splitlines():
+        words = [w.strip('"') for w in line.split()]
+        for i, word in enumerate(words):
+            if word.startswith("-I") and len(word) > 2:
+                found.append(word[2:])
+            elif word == "-isystem" and i + 1 < len(words):
+                found.append(words[i + 1])
+        if found:
+            break
+    return tuple(dict.fromkeys(found))
 
 
 @functools.cache
