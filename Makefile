@@ -22,7 +22,7 @@ HIPCPU_PKGS := g++ libtbb-dev
 HIP_NVIDIA ?= $(firstword $(HIPPORT_HIP_PATH) $(wildcard ../shared/vendor/HIP-nvidia ../../shared/vendor/HIP-nvidia) .hip-nvidia)
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
+.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers rules docs snapshots clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -97,6 +97,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check hipport
 	$(BIN)/mypy
 	$(BIN)/ruff format --check hipport
+
+# Rewrite fixtures/*/*/findings.snap after a reviewed change in findings (tests/snapshots.py); review the diff.
+snapshots: $(STAMP)
+	HIPPORT_UPDATE_SNAPSHOTS=1 $(BIN)/pytest -q tests/test_fixtures.py -k snapshot
 
 # docs/codes.md (from rules/codes.toml) and docs/modules.md (from the docstrings); tests/test_docs.py
 # fails when either is stale.

@@ -143,7 +143,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         for finding in include_plan.findings:
             self._finding(*finding)
         if parsed.syntax_error_at is not None:
-            at = parsed.syntax_error_at
+            at = min(parsed.syntax_error_at, len(self.source))  # a missing #endif is found past the last byte
             self._finding(
                 "HP901",
                 at,
