@@ -18,6 +18,8 @@ from hipport.cli.common import (
     hip_version_option,
     platform_option,
     rules_option,
+    torch_version_option,
+    with_torch_version,
 )
 
 
@@ -65,6 +67,7 @@ from hipport.cli.common import (
     metavar="HEADER",
     help="With --mode shim: the generated header to check against.",
 )
+@torch_version_option
 def check(
     paths: tuple[Path, ...],
     fmt: str,
@@ -81,6 +84,7 @@ def check(
     shim_header: Path | None = None,
     platform: str | None = None,
     all_findings: bool = False,
+    torch_version: str | None = None,
 ) -> None:
     """Report CUDA code that will not port to HIP; change nothing.
 
@@ -104,6 +108,7 @@ def check(
         platform=platform,
     )
     options = _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform)
+    options = with_torch_version(options, torch_version)
     rules = _load_rules(tuple(str(r) for r in settings.rules))
     known = None
     if settings.baseline is not None and write_baseline is None:

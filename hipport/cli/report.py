@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options, _settings, hip_version_option, rules_option
+from hipport.cli.common import (
+    _fail,
+    _load_rules,
+    _options,
+    _settings,
+    hip_version_option,
+    rules_option,
+    torch_version_option,
+    with_torch_version,
+)
 
 
 @click.command()
@@ -36,6 +45,7 @@ from hipport.cli.common import _fail, _load_rules, _options, _settings, hip_vers
 )
 @hip_version_option
 @rules_option
+@torch_version_option
 def report(
     paths: tuple[Path, ...],
     fmt: str,
@@ -43,6 +53,7 @@ def report(
     from_json: Path | None,
     hip_version: str | None,
     user_rules: tuple[str, ...],
+    torch_version: str | None = None,
 ) -> None:
     """Report what in PATHS (files or trees) ports to HIP automatically and what does not.
 
@@ -53,8 +64,10 @@ def report(
     from hipport.emit.writer import write_atomic
     from hipport.report import ReportError, analyze_paths, disk_sources, load_report, render
 
-    if from_json is not None and (paths or hip_version):
-        raise click.UsageError("--from renders a finished report; it takes no PATHS and no --hip-version")
+    if from_json is not None and (paths or hip_version or torch_version):
+        raise click.UsageError(
+            "--from renders a finished report; it takes no PATHS, no --hip-version and no --torch-version"
+        )
     if from_json is None and not paths:
         raise click.UsageError("give PATHS to analyze, or --from REPORT.json")
     from hipport.policy import Policy
@@ -80,7 +93,10 @@ def report(
             data, sources, errors = analyze_paths(
                 list(paths),
                 rules,
-                _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform),
+                with_torch_version(
+                    _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform),
+                    torch_version,
+                ),
                 Policy(settings.select, settings.ignore, settings.severity),
                 progress.update,
             )

@@ -17,7 +17,8 @@ from hipport.cli.common import _fail, _load_rules
     type=click.Choice(["amd", "nvidia"]),
     default="amd",
     show_default=True,
-    help="amd: hipcc (HIP_PLATFORM=amd; --run: the HIP CPU Runtime). nvidia: nvcc with HIP's NVIDIA "
+    help="The HIP platform to build for, as convert's and check's --platform name it; one per run. "
+    "amd: hipcc (HIP_PLATFORM=amd; --run: the HIP CPU Runtime). nvidia: nvcc with HIP's NVIDIA "
     "headers (--hip-path; --run: on the GPU).",
 )
 @click.option(
