@@ -54,6 +54,35 @@ class ConvertRequest:
         return None
 
 
+@dataclass(frozen=True)
+class VerifyRequest:
+    """`hipport verify`: compile (or with run_programs, build and run) the ported code under path.
+
+    platform is the HIP platform to build for, as convert's and check's --platform name it: one per run."""
+
+    path: Path
+    platform: str = "amd"
+    hip_path: Path | None = None
+    offload_arch: str | None = None
+    include_dirs: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()
+    compile_commands: Path | None = None
+    jobs: int = 1
+    report_path: Path | None = None
+    json_path: Path | None = None
+    run_programs: bool = False
+    hip_cpu: Path | None = None
+    timeout: float = 60
+    compare: str | None = None
+    compare_original: Path | None = None
+    ignore_lines: str | None = None
+    tolerance: float = 1e-5
+    program_args: str | None = None
+    hip_libs: Path | None = None
+    once: bool = False
+    verbose: bool = False
+
+
 @dataclass
 class ConvertOutcome:
     results: list[FileResult]
