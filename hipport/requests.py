@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hipport.options import Options
+from hipport.policy import Policy
 from hipport.tree.settings import TreeSettings
 
 if TYPE_CHECKING:
@@ -52,6 +53,23 @@ class ConvertRequest:
         if self.src.is_dir() and self.out == "-":
             return "a directory cannot be written to stdout"
         return None
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """`hipport check`: report what in paths will not port; change nothing."""
+
+    paths: tuple[Path, ...]
+    options: Options = field(default_factory=Options)  # options.mode "shim": check against shim_header
+    policy: Policy = field(default_factory=Policy)
+    rule_files: tuple[Path, ...] = ()
+    fail_on: str = "error"
+    fmt: str = "text"  # text, json or sarif
+    baseline: Path | None = None  # the findings it records are not reported
+    write_baseline: Path | None = None  # record the findings here instead of reporting them
+    shim_header: Path | None = None
+    quiet: bool = False
+    all_findings: bool = False
 
 
 @dataclass(frozen=True)
