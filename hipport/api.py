@@ -15,7 +15,7 @@ from hipport.engine.port import FileResult
 from hipport.options import Options
 from hipport.porting import SOURCE_SUFFIXES, PortError, TreeRun, port_bytes, port_file
 from hipport.report import report_for
-from hipport.requests import ConvertOutcome, ConvertRequest, convert
+from hipport.requests import CheckRequest, ConvertOutcome, ConvertRequest, ReportRequest, VerifyRequest, convert
 from hipport.ruleset.model import RuleSet
 
 if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
@@ -23,11 +23,14 @@ if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
 
 __all__ = [
     "SOURCE_SUFFIXES",
+    "CheckRequest",
     "ConvertOutcome",
     "ConvertRequest",
     "FileResult",
     "PortError",
+    "ReportRequest",
     "TreeRun",
+    "VerifyRequest",
     "analyze",
     "convert",
     "convert_tree",

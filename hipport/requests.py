@@ -73,6 +73,19 @@ class CheckRequest:
 
 
 @dataclass(frozen=True)
+class ReportRequest:
+    """`hipport report`: analyze paths, or render the finished report from_json, as fmt into out."""
+
+    paths: tuple[Path, ...] = ()
+    from_json: Path | None = None
+    fmt: str = "text"
+    out: Path | None = None  # None or '-': stdout
+    options: Options = field(default_factory=Options)
+    policy: Policy = field(default_factory=Policy)
+    rule_files: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
 class VerifyRequest:
     """`hipport verify`: compile (or with run_programs, build and run) the ported code under path.
 
