@@ -156,8 +156,7 @@ def format_percent(value: float | None) -> str:
 
 
 def measure(report: dict, rules: RuleSet) -> Metrics:
-    files = report.get("files", [])
-    codes = rules.codes
+    files, codes, tables = report.get("files", []), rules.codes, rules.code_tables
     by_library: Counter = Counter()
     by_library_kind: dict[str, Counter] = defaultdict(Counter)
     findings_by_library: dict[str, Counter] = defaultdict(Counter)
@@ -169,9 +168,7 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
     roc = bool(report.get("options", {}).get("roc"))
     cuda_library = {rocm: cudas[0] for rocm, cudas in replaced(rules, roc).items()}
     file_metrics = []
-    not_ported = rules.code_tables.not_ported
-    unsupported_codes = rules.code_tables.code_set("unsupported")
-    target_lacks_codes = rules.code_tables.code_set("target_lacks")
+    unsupported_codes, target_lacks_codes = tables.sets_named("unsupported", "target_lacks")
     for entry in files:
         by_library.update(entry.get("converted", {}))
         for name, count in entry.get("converted_names", {}).items():
@@ -186,20 +183,20 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
             severities_by_code[code][severity] += 1
             by_severity[severity] += 1
             file_severity[severity] += 1
-            findings_by_library[finding_group(finding, rules.code_tables, cuda_library)][severity] += 1
+            findings_by_library[finding_group(finding, tables, cuda_library)][severity] += 1
             cls = codes[code].effort if code in codes else "medium"
             effort[cls] += 1
             file_efforts.add(cls)
-            if code in not_ported:
+            if code in tables.not_ported:
                 counted[code] += 1
-                row = _row(rows, code, finding["name"], finding.get("library"), not_ported[code])
+                row = _row(rows, code, finding["name"], finding.get("library"), tables.not_ported[code])
                 row.locations.append(f"{entry['path']}:{finding['line']}:{finding['column']}")
                 if code != UNMAPPED_CODE:
                     row.count += 1
         judged = file_verdict(entry, rules, roc)  # recomputed: a report from before verdicts has none
         # the unmapped table is the data: its HP102 findings may have been suppressed
         for name, count in entry.get("unmapped", {}).items():
-            _row(rows, UNMAPPED_CODE, name, None, not_ported[UNMAPPED_CODE]).count += count
+            _row(rows, UNMAPPED_CODE, name, None, tables.not_ported[UNMAPPED_CODE]).count += count
         file_metrics.append(
             FileMetrics(
                 path=entry["path"],

@@ -36,3 +36,6 @@ class CodeTables:
 
     def code_set(self, name: str) -> frozenset[str]:
         return self.sets.get(name, frozenset())
+
+    def sets_named(self, *names: str) -> tuple[frozenset[str], ...]:
+        return tuple(self.code_set(name) for name in names)
