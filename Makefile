@@ -29,7 +29,7 @@ CUDA_LIB_WHEELS := nvidia-cublas==13.10.0.20 nvidia-cufft==12.5.0.14 nvidia-cura
 	nvidia-cusolver==12.4.1.2 nvidia-cusparse==12.9.4.2
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
 
-.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers cuda-lib-headers rules docs clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
+.PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers cuda-lib-headers rules docs snapshots clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -115,6 +115,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check hipport
 	$(BIN)/mypy
 	$(BIN)/ruff format --check hipport
+
+# Rewrite fixtures/*/*/findings.snap after a reviewed change in findings (tests/snapshots.py); review the diff.
+snapshots: $(STAMP)
+	HIPPORT_UPDATE_SNAPSHOTS=1 $(BIN)/pytest -q tests/test_fixtures.py -k snapshot
 
 # docs/codes.md (from rules/codes.toml) and docs/modules.md (from the docstrings); tests/test_docs.py
 # fails when either is stale.

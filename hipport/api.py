@@ -1,5 +1,6 @@
 """The library API the CLI offers, for Python callers: a facade, and nothing inside hipport imports it.
 
+`convert(ConvertRequest(...), rules)` does what `hipport convert` does, without printing (hipport.requests).
 The work is below: hipport.porting (one file), hipport.analysis (files and
 trees in memory), hipport.tree (a tree on disk) and hipport.report.
 """
@@ -14,6 +15,7 @@ from hipport.engine.port import FileResult
 from hipport.options import Options
 from hipport.porting import SOURCE_SUFFIXES, PortError, TreeRun, port_bytes, port_file
 from hipport.report import report_for
+from hipport.requests import CheckRequest, ConvertOutcome, ConvertRequest, ReportRequest, VerifyRequest, convert
 from hipport.ruleset.model import RuleSet
 
 if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
@@ -21,10 +23,16 @@ if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
 
 __all__ = [
     "SOURCE_SUFFIXES",
+    "CheckRequest",
+    "ConvertOutcome",
+    "ConvertRequest",
     "FileResult",
     "PortError",
+    "ReportRequest",
     "TreeRun",
+    "VerifyRequest",
     "analyze",
+    "convert",
     "convert_tree",
     "convert_tree_in_place",
     "missing_path_message",

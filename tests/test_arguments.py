@@ -166,5 +166,18 @@ def test_truncated_and_spliced_sources_port_without_raising(case, rules):
     source = next(case.glob("input.*")).read_bytes()
     for options in (Options(), Options(launch_syntax="hip", roc=True)):
         for cut in range(0, len(source), 29):
-            port_source(source[:cut], rules, options)
-            port_source(source[:cut] + source[cut + 17:], rules, options)
+            for odd in (source[:cut], source[:cut] + source[cut + 17 :]):
+                _assert_nothing_lost(odd, port_source(odd, rules, options), rules)
+
+
+def _assert_nothing_lost(source: bytes, result, rules) -> None:
+    """The port of odd input is still a port: edits in order, inside the file and not overlapping,
+    every byte they do not touch kept as it was, and findings that point into the file with known codes."""
+    kept, at = [], 0
+    for edit in result.edits:
+        assert at <= edit.start <= edit.end <= len(source), (edit.start, edit.end, len(source))
+        kept += [source[at : edit.start], edit.text]
+        at = edit.end
+    assert result.output == b"".join(kept) + source[at:]
+    for finding in result.findings:
+        assert 0 <= finding.start <= finding.end <= len(source) and finding.code in rules.codes, finding

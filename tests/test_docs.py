@@ -44,7 +44,7 @@ def test_the_codes_page_follows_the_loader(rules, monkeypatch):
     from hipport.ruleset import loader
 
     changed = replace(rules.codes["HP415"], severity="info")
-    fake = type("Rules", (), {"codes": {**rules.codes, "HP415": changed}})()
+    fake = type("Rules", (), {"codes": {**rules.codes, "HP415": changed}, "code_tables": rules.code_tables})()
     monkeypatch.setattr(loader, "load_rules", lambda **_: fake)
     assert '| <a id="HP415"></a>HP415 | cuda-arch-macro | info |' in gen.render_codes()
 

@@ -159,3 +159,22 @@ def test_a_name_pytorch_lacks_is_reported_under_its_namespace():
     source = b"#include <ATen/cudnn/Handle.h>\nvoid f() { auto h = at::native::getCudnnHandle(); }\n"
     result = port_source(source, load_rules(), Options())
     assert [f.code for f in result.findings if f.name == "getCudnnHandle"] == ["HP101"]
+
+
+def test_check_and_report_take_the_torch_version_convert_takes(tmp_path):
+    """--torch-version means the same in convert, check and report: the PyTorch release the port targets."""
+    import json
+
+    from click.testing import CliRunner
+
+    from hipport.cli import main
+
+    source = ROOT / "fixtures" / "convert" / "262-pytorch-masquerading-2.10" / "input.cu"
+    runner = CliRunner()
+    result = runner.invoke(main, ["report", "--format", "json", "--torch-version", "2.10", str(source)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["options"]["dialect_versions"] == {"pytorch": "2.10"}
+    for command in (["check", str(source)], ["report", str(source)]):
+        bad = runner.invoke(main, [*command, "--torch-version", "two"])
+        assert bad.exit_code == 2 and "--torch-version" in bad.output, bad.output
+    assert runner.invoke(main, ["check", "--torch-version", "2.10", str(source)]).exit_code == 0

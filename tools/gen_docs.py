@@ -40,20 +40,19 @@ by hand; write the module's docstring instead. How the layers fit: [architecture
 """
 
 
-def family_titles() -> list[tuple[str, str]]:
-    """(prefix, title) of the code families, as the reports group findings (hipport.report.metrics)."""
-    from hipport.report.metrics import CODE_FAMILIES
-
-    return [(prefix, title) for prefix, title in CODE_FAMILIES if len(prefix) == 3]
+def family_titles(rules) -> list[tuple[str, str]]:
+    """(prefix, title) of the code families, as the reports group findings (rules/codes.toml's family)."""
+    return [(prefix, title) for prefix, title in rules.code_tables.families if len(prefix) == 3]
 
 
 def render_codes() -> str:
     from hipport.ruleset.loader import load_rules
 
-    codes = load_rules(use_cache=False).codes
+    rules = load_rules(use_cache=False)
+    codes = rules.codes
     groups: dict[str, list[str]] = {}
     for code in sorted(codes):
-        family = next((title for prefix, title in family_titles() if code.startswith(prefix)), "other")
+        family = next((title for prefix, title in family_titles(rules) if code.startswith(prefix)), "other")
         groups.setdefault(family, []).append(code)
     lines = [CODES_HEADER]
     for family, members in groups.items():

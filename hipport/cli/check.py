@@ -18,6 +18,8 @@ from hipport.cli.common import (
     hip_version_option,
     platform_option,
     rules_option,
+    torch_version_option,
+    with_torch_version,
 )
 
 
@@ -65,6 +67,7 @@ from hipport.cli.common import (
     metavar="HEADER",
     help="With --mode shim: the generated header to check against.",
 )
+@torch_version_option
 def check(
     paths: tuple[Path, ...],
     fmt: str,
@@ -81,6 +84,7 @@ def check(
     shim_header: Path | None = None,
     platform: str | None = None,
     all_findings: bool = False,
+    torch_version: str | None = None,
 ) -> None:
     """Report CUDA code that will not port to HIP; change nothing.
 
@@ -89,9 +93,8 @@ def check(
     on usage errors. Silence one finding with '// hipport: ignore[CODE]' on its
     line or the line before, or a whole file with '// hipport: file-ignore[CODE]'.
     """
-    from hipport.baseline import BaselineError, load_baseline, write_baseline as save_baseline
-    from hipport.check import run_check, text_lines
     from hipport.policy import Policy
+    from hipport.requests import CheckRequest
 
     settings = _settings(
         config_path,
@@ -104,29 +107,51 @@ def check(
         platform=platform,
     )
     options = _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform)
-    rules = _load_rules(tuple(str(r) for r in settings.rules))
-    known = None
-    if settings.baseline is not None and write_baseline is None:
-        try:
-            known = load_baseline(settings.baseline)
-        except BaselineError as exc:
-            _fail(str(exc))
-    policy = Policy(settings.select, settings.ignore, settings.severity)
+    options = with_torch_version(options, torch_version)
     if mode == "shim":
         import dataclasses
 
         if shim_header is None:
             raise click.UsageError("--mode shim needs --shim-header HEADER")
         options = dataclasses.replace(options, mode="shim")
-    run = run_check(list(paths), rules, options, policy, known)
-    if mode == "shim":
+    request = CheckRequest(
+        tuple(paths),
+        options,
+        Policy(settings.select, settings.ignore, settings.severity),
+        settings.rules,
+        settings.fail_on,
+        fmt,
+        settings.baseline,
+        write_baseline,
+        shim_header,
+        quiet,
+        all_findings,
+    )
+    sys.exit(run_check_request(request))
+
+
+def run_check_request(request) -> int:
+    """Carry out a CheckRequest, print what it found, and return the exit status."""
+    from hipport.baseline import BaselineError, load_baseline, write_baseline as save_baseline
+    from hipport.check import run_check, text_lines
+
+    rules = _load_rules(tuple(str(r) for r in request.rule_files))
+    options, policy, write_baseline = request.options, request.policy, request.write_baseline
+    known = None
+    if request.baseline is not None and write_baseline is None:
+        try:
+            known = load_baseline(request.baseline)
+        except BaselineError as exc:
+            _fail(str(exc))
+    run = run_check(list(request.paths), rules, options, policy, known)
+    if options.mode == "shim":
         from hipport.shim import ShimError, attach_gaps, names_not_covered
 
-        assert shim_header is not None  # checked above
+        assert request.shim_header is not None  # checked where the request was made
         try:
             attach_gaps(
                 run.results,
-                names_not_covered(list(paths), shim_header, rules, target=options.hip_version),
+                names_not_covered(list(request.paths), request.shim_header, rules, target=options.hip_version),
                 policy.apply,
             )
         except ShimError as exc:
@@ -134,16 +159,16 @@ def check(
     for message in run.errors:
         click.echo(f"hipport: {message}", err=True)
     if run.nothing_checked:
-        sys.exit(2)  # no summary, report or baseline of nothing: the error line is the whole answer
+        return 2  # no summary, report or baseline of nothing: the error line is the whole answer
     if write_baseline is not None:
         try:
             count = save_baseline(write_baseline, run.results)
         except OSError as exc:
             _fail(f"{write_baseline}: cannot write baseline: {exc.strerror}")
         click.echo(f"hipport: recorded {count} finding(s) in {write_baseline}", err=True)
-        sys.exit(2 if run.errors else 0)
-    if fmt == "text":  # hipport.launch prints the same lines when it runs a plain check without click
-        lines, summary = text_lines(run, quiet, settings.fail_on, all_findings)
+        return 2 if run.errors else 0
+    if request.fmt == "text":  # hipport.launch prints the same lines when it runs a plain check without click
+        lines, summary = text_lines(run, request.quiet, request.fail_on, request.all_findings)
         for line in lines:
             click.echo(line)
         if summary is not None:
@@ -153,12 +178,12 @@ def check(
         from hipport.report import report_for
 
         report = report_for(run.results, rules, options, {"suppressed": run.suppressed, "baselined": run.baselined})
-        if fmt == "json":
+        if request.fmt == "json":
             click.echo(dumps(report), nl=False)
         else:
             from hipport.report.sarif import render_sarif
 
             click.echo(render_sarif(report, rules), nl=False)
     if run.errors:
-        sys.exit(2)
-    sys.exit(1 if run.fails(settings.fail_on) else 0)
+        return 2
+    return 1 if run.fails(request.fail_on) else 0

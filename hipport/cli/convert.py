@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -149,23 +148,9 @@ def convert(
     """
     import dataclasses
 
-    from hipport.buildfiles import build_file_kind
-    from hipport.cli.tree_flags import progress_bar, shows_progress, tree_settings
-    from hipport.emit.report import dumps
-    from hipport.emit.writer import write_atomic
-    from hipport.porting import PortError, port_file
-    from hipport.report import report_for
-    from hipport.tree.run import convert_tree, convert_tree_in_place
-    from hipport.tree.summary import annotate_report, summary_extra, summary_line
+    from hipport.cli.tree_flags import tree_settings
+    from hipport.requests import ConvertRequest
 
-    if out is None and not in_place:
-        raise click.UsageError("give -o OUT (or '-o -' for stdout), or --in-place")
-    if out is not None and in_place:
-        raise click.UsageError("-o and --in-place exclude each other")
-    if not src.exists():
-        from hipport.analysis import missing_path_message
-
-        _fail(missing_path_message(src))
     config = _settings(
         config_path,
         hip_version=hip_version,
@@ -178,103 +163,67 @@ def convert(
     options = dataclasses.replace(
         _options(config.hip_version, config.launch_syntax, config.roc, config.platform),
         port_strings=config.port_strings,
+        mode=mode,
+        shim_include=shim_include,
+        fix_warp_size=fix_warp_size,
     )
-    options = with_torch_version(options, torch_version)
-    if mode == "shim":
-        options = dataclasses.replace(options, mode=mode, shim_include=shim_include)
-    options = _parser_options(options, parser, compile_commands, clang_args, cuda_path)
-    if fix_warp_size:
-        options = dataclasses.replace(options, fix_warp_size=True)
-    rules = _load_rules(tuple(str(r) for r in config.rules))
-    settings = tree_settings(tree)
-    if mode == "shim":
-        # The shim keeps one source tree building with nvcc and hipcc; a .hip
-        # name or a hipLaunchKernelGGL call would break the nvcc side.
-        if settings.rename:
-            raise click.UsageError("--rename does not apply to --mode shim, which keeps CUDA file names")
-        if config.launch_syntax == "hip":
-            raise click.UsageError("--launch-syntax hip does not apply to --mode shim, which keeps <<<>>> launches")
-    started = time.perf_counter()
-    run = None
-    try:
-        if src.is_dir():
-            if out == "-":
-                raise click.UsageError("a directory cannot be written to stdout")
-            with progress_bar(shows_progress(quiet)) as progress:
-                settings = dataclasses.replace(settings, progress=progress)
-                if in_place:
-                    run = convert_tree_in_place(src, rules, options, settings)
-                else:
-                    assert out is not None  # -o or --in-place, checked above
-                    run = convert_tree(src, Path(out), rules, options, settings)
-            results, errors = run.results, run.errors
-        else:
-            if build_file_kind(src.name):
-                result = port_build_path(src, rules, options, str(src), settings.offload_arch, settings.rename)
-            else:
-                from hipport.project import ProjectHeaders, own_names
+    options = _parser_options(
+        with_torch_version(options, torch_version), parser, compile_commands, clang_args, cuda_path
+    )
+    request = ConvertRequest(
+        src, out, in_place, options, config.rules, tree_settings(tree), report_path, quiet, all_findings
+    )
+    problem = request.problem()
+    if problem is not None:
+        raise click.UsageError(problem)
+    if not src.exists():
+        from hipport.analysis import missing_path_message
 
-                headers = ProjectHeaders(settings.include_dirs, own_names(rules), root=Path.cwd())
-                result = port_file(src, rules, options, display=str(src), headers=headers)
-            if in_place:
-                if result.changed:
-                    write_atomic(src, result.output, mode_from=src)
-            elif out == "-":
-                sys.stdout.buffer.write(result.output)
-                sys.stdout.flush()
-            else:
-                assert out is not None  # -o or --in-place, checked above
-                target = Path(out)
-                if target.is_dir():
-                    target = target / src.name
-                if target.resolve() == src.resolve():
-                    raise PortError(f"{target}: output is the input file; use --in-place")
-                try:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    write_atomic(target, result.output, mode_from=src)
-                except OSError as exc:  # name the output, not the temporary file beside it
-                    raise PortError(f"{target}: cannot write: {exc.strerror or exc}") from None
-            results, errors = [result], []
+        _fail(missing_path_message(src))
+    run_convert(request)
+
+
+def run_convert(request) -> None:
+    """Carry out a ConvertRequest and say what happened: the report, errors, findings and a summary."""
+    from hipport.cli.tree_flags import progress_bar, shows_progress
+    from hipport.porting import PortError
+    from hipport.requests import convert as carry_out
+    from hipport.tree.summary import summary_line
+
+    rules = _load_rules(tuple(str(r) for r in request.rule_files))
+    try:
+        with progress_bar(request.src.is_dir() and shows_progress(request.quiet)) as progress:
+            outcome = carry_out(request, rules, progress)
     except PortError as exc:
         _fail(str(exc))
     except OSError as exc:
-        _fail(f"{exc.filename or src}: {exc.strerror or exc}")
-
-    elapsed = time.perf_counter() - started
-    extra = {"seconds": round(elapsed, 3), **(summary_extra(run) if run is not None else {})}
-    report = report_for(results, rules, options, extra, root=str(src) if src.is_dir() else None)
-    if run is not None:
-        annotate_report(report, run)
-    if report_path is not None:
-        text = dumps(report)
-        if str(report_path) == "-":
-            click.echo(text, nl=False)
-        else:
-            try:
-                write_atomic(report_path, text.encode("utf-8"))
-            except OSError as exc:
-                _fail(f"{report_path}: cannot write report: {exc.strerror}")
-    for message in errors:
+        _fail(f"{exc.filename or request.src}: {exc.strerror or exc}")
+    if request.report_path is not None:
+        _write_report(request.report_path, outcome.report)
+    for message in outcome.errors:
         click.echo(f"hipport: {message}", err=True)
+    run = outcome.run
     for message in run.notices if run is not None else ():
         click.echo(f"hipport: {message}", err=True)
-    if not quiet:
-        _print_findings(results, src if run is not None else None, all_findings)
+    if not request.quiet:
+        _print_findings(outcome.results, request.src if run is not None else None, request.all_findings)
         if run is not None:
-            click.echo(summary_line(run, report["summary"], elapsed), err=True)
+            click.echo(summary_line(run, outcome.report["summary"], outcome.seconds), err=True)
         else:
-            _print_summary(report["summary"], elapsed)
-    if errors:
+            _print_summary(outcome.report["summary"], outcome.seconds)
+    if outcome.errors:
         sys.exit(2)
 
 
-def port_build_path(path, rules, options, display: str, offload_arch: tuple[str, ...] = (), rename: bool = False):
-    """Port one build file on its own (no tree): every .cu path it names counts as renamed with --rename."""
-    from hipport.buildfiles import BuildSettings, port_build_file
-    from hipport.tree.rename import DEFAULT_SUFFIXES, renamed_suffix
+def _write_report(path: Path, report: dict) -> None:
+    from hipport.emit.report import dumps
+    from hipport.emit.writer import write_atomic
 
-    settings = BuildSettings(
-        offload_arch=offload_arch or rules.build.default_arches(options.hip_version),
-        rename=(lambda text: renamed_suffix(text, DEFAULT_SUFFIXES)) if rename else None,
-    )
-    return port_build_file(Path(path).read_bytes(), rules, settings, path=display)
+    text = dumps(report)
+    if str(path) == "-":
+        click.echo(text, nl=False)
+    else:
+        try:
+            write_atomic(path, text.encode("utf-8"))
+        except OSError as exc:
+            _fail(f"{path}: cannot write report: {exc.strerror}")

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from hipport.cli.common import _fail, _load_rules, _options, _settings, hip_version_option, rules_option
+from hipport.cli.common import (
+    _fail,
+    _load_rules,
+    _options,
+    _settings,
+    hip_version_option,
+    rules_option,
+    torch_version_option,
+    with_torch_version,
+)
 
 
 @click.command()
@@ -36,6 +45,7 @@ from hipport.cli.common import _fail, _load_rules, _options, _settings, hip_vers
 )
 @hip_version_option
 @rules_option
+@torch_version_option
 def report(
     paths: tuple[Path, ...],
     fmt: str,
@@ -43,6 +53,7 @@ def report(
     from_json: Path | None,
     hip_version: str | None,
     user_rules: tuple[str, ...],
+    torch_version: str | None = None,
 ) -> None:
     """Report what in PATHS (files or trees) ports to HIP automatically and what does not.
 
@@ -50,26 +61,44 @@ def report(
     library, kernel launches, names not ported (with where they are used),
     findings by code and severity, and a manual-effort estimate.
     """
+    from hipport.policy import Policy
+    from hipport.requests import ReportRequest
+
+    if from_json is not None and (paths or hip_version or torch_version):
+        raise click.UsageError(
+            "--from renders a finished report; it takes no PATHS, no --hip-version and no --torch-version"
+        )
+    if from_json is None and not paths:
+        raise click.UsageError("give PATHS to analyze, or --from REPORT.json")
+    settings = _settings(None, hip_version=hip_version, rules=tuple(Path(r) for r in user_rules))
+    options = _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform)
+    request = ReportRequest(
+        tuple(paths),
+        from_json,
+        fmt,
+        out,
+        with_torch_version(options, torch_version),
+        Policy(settings.select, settings.ignore, settings.severity),
+        settings.rules,
+    )
+    sys.exit(run_report(request))
+
+
+def run_report(request) -> int:
+    """Carry out a ReportRequest: write the report, say what could not be read, return the exit status."""
     from hipport.emit.writer import write_atomic
     from hipport.report import ReportError, analyze_paths, disk_sources, load_report, render
 
-    if from_json is not None and (paths or hip_version):
-        raise click.UsageError("--from renders a finished report; it takes no PATHS and no --hip-version")
-    if from_json is None and not paths:
-        raise click.UsageError("give PATHS to analyze, or --from REPORT.json")
-    from hipport.policy import Policy
-
-    settings = _settings(None, hip_version=hip_version, rules=tuple(Path(r) for r in user_rules))
-    rules = _load_rules(tuple(str(r) for r in settings.rules))
+    rules = _load_rules(tuple(str(r) for r in request.rule_files))
     errors: list[str] = []
-    if from_json is not None:
+    if request.from_json is not None:
         try:
-            data = load_report(from_json)
+            data = load_report(request.from_json)
         except ReportError as exc:
             _fail(str(exc))
         sources = disk_sources(data)
     else:
-        for path in paths:
+        for path in request.paths:
             if not path.exists():
                 from hipport.analysis import missing_path_message
 
@@ -78,12 +107,9 @@ def report(
 
         with Progress("hipport report", "files") as progress:
             data, sources, errors = analyze_paths(
-                list(paths),
-                rules,
-                _options(settings.hip_version, settings.launch_syntax, settings.roc, settings.platform),
-                Policy(settings.select, settings.ignore, settings.severity),
-                progress.update,
+                list(request.paths), rules, request.options, request.policy, progress.update
             )
+    fmt, out = request.fmt, request.out
     text = render(data, fmt, rules, sources)
     if out is None or str(out) == "-":
         click.echo(text, nl=False)
@@ -95,5 +121,4 @@ def report(
             _fail(f"{out}: cannot write report: {exc.strerror}")
     for message in errors:
         click.echo(f"hipport: {message}", err=True)
-    if errors:
-        sys.exit(2)
+    return 2 if errors else 0

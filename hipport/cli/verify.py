@@ -17,7 +17,8 @@ from hipport.cli.common import _fail, _load_rules
     type=click.Choice(["amd", "nvidia"]),
     default="amd",
     show_default=True,
-    help="amd: hipcc (HIP_PLATFORM=amd; --run: the HIP CPU Runtime). nvidia: nvcc with HIP's NVIDIA "
+    help="The HIP platform to build for, as convert's and check's --platform name it; one per run. "
+    "amd: hipcc (HIP_PLATFORM=amd; --run: the HIP CPU Runtime). nvidia: nvcc with HIP's NVIDIA "
     "headers (--hip-path; --run: on the GPU).",
 )
 @click.option(
@@ -182,21 +183,24 @@ def verify(path: Path, **flags) -> None:
     With --run, builds and runs the ported programs instead (see --run).
     """
     from hipport.cli.verify_setup import run_settings, tool_settings
+    from hipport.requests import VerifyRequest
 
+    request = VerifyRequest(
+        path, **{**flags, "include_dirs": tuple(flags["include_dirs"]), "defines": tuple(flags["defines"])}
+    )
     if not path.exists():
         _fail(f"{path}: no such file or directory")
-    report_path = flags["report_path"]
+    report_path = request.report_path
     if report_path is not None and not report_path.is_file():
         _fail(f"{report_path}: no such file or directory")
-    tools, config = tool_settings(path, flags)
-    if flags["run_programs"]:
+    tools, config = tool_settings(request)
+    if request.run_programs:
         from hipport.cli.verify_run import verify_run
 
-        settings = run_settings(tools, flags)
-        sys.exit(
-            verify_run(path, settings, config.hip_cpu, lambda: _load_rules(()), flags["verbose"], flags["json_path"])
-        )
-    sys.exit(_compile(path, tools, report_path, flags["json_path"]))
+        settings = run_settings(tools, request)
+        rules = lambda: _load_rules(())  # noqa: E731  (read only if a run needs them)
+        sys.exit(verify_run(path, settings, config.hip_cpu, rules, request.verbose, request.json_path))
+    sys.exit(_compile(path, tools, report_path, request.json_path))
 
 
 def _compile(path: Path, tools, report_path: Path | None, json_path: Path | None) -> int:

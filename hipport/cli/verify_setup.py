@@ -1,15 +1,19 @@
-"""`hipport verify`'s settings, read once: flags, [tool.hipport] and the environment -> ToolSettings."""
+"""`hipport verify`'s settings, read once: its VerifyRequest, [tool.hipport] and the environment -> ToolSettings."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from hipport.cli.common import _fail
 
+if TYPE_CHECKING:
+    from hipport.requests import VerifyRequest
 
-def tool_settings(path: Path, flags: dict):
+
+def tool_settings(request: VerifyRequest):
     """The one settings object compile checks and runs share, and the config it was read with."""
     from hipport.config import ConfigError, find_config, load_config
     from hipport.toolchain import (
@@ -27,13 +31,13 @@ def tool_settings(path: Path, flags: dict):
     except ConfigError as exc:
         _fail(str(exc))
     try:
-        hip_path = resolve_hip_path(flags["hip_path"], config.hip_path)
+        hip_path = resolve_hip_path(request.hip_path, config.hip_path)
         rocm = resolve_library_path(
-            "rocm", flags.get("rocm_path"), config.rocm_path, "--rocm-path", ROCM_PATH_ENV, "rocm-path"
+            "rocm", request.rocm_path, config.rocm_path, "--rocm-path", ROCM_PATH_ENV, "rocm-path"
         )
         cuda = resolve_library_path(
             "cuda",
-            flags.get("cuda_lib_path"),
+            request.cuda_lib_path,
             config.cuda_lib_path,
             "--cuda-lib-path",
             CUDA_LIB_PATH_ENV,
@@ -41,28 +45,28 @@ def tool_settings(path: Path, flags: dict):
         )
     except ToolchainError as exc:
         _fail(str(exc))
-    std = flags.get("std") or config.std or DEFAULT_STD
+    std = request.std or config.std or DEFAULT_STD
     if not std.startswith(("c++", "gnu++")):
         raise click.BadParameter(f"'{std}' is no C++ standard (c++17, gnu++20...)", param_hint="--std")
     database = None
-    if flags["compile_commands"] is not None:
+    if request.compile_commands is not None:
         from hipport.toolchain.compdb import CompileDatabaseError, load
 
         try:
-            database = load(flags["compile_commands"])
+            database = load(request.compile_commands)
         except CompileDatabaseError as exc:
             _fail(str(exc))
-    if flags["compare_original"] is not None and not (flags["run_programs"] and flags["platform"] == "nvidia"):
+    if request.compare_original is not None and not (request.run_programs and request.platform == "nvidia"):
         raise click.UsageError("--compare-original needs --run --platform nvidia")
     settings = ToolSettings(
-        platform=flags["platform"],
+        platform=request.platform,
         hip_path=hip_path,
-        include_dirs=tuple(Path(d) for d in flags["include_dirs"]),
-        defines=tuple(flags["defines"]),
+        include_dirs=tuple(Path(d) for d in request.include_dirs),
+        defines=tuple(request.defines),
         database=database,
-        offload_arch=flags["offload_arch"],
-        jobs=flags["jobs"],
-        hip_cpu=flags["hip_cpu"],
+        offload_arch=request.offload_arch,
+        jobs=request.jobs,
+        hip_cpu=request.hip_cpu,
         rocm_path=rocm,
         cuda_lib_path=cuda,
         std=std,
@@ -70,27 +74,27 @@ def tool_settings(path: Path, flags: dict):
     return settings, config
 
 
-def run_settings(tools, flags: dict):
+def run_settings(tools, request: VerifyRequest):
     import shlex
 
     from hipport.run.settings import RunSettings
 
-    hip_libs = flags.get("hip_libs")
+    hip_libs = request.hip_libs
     if hip_libs is not None and not (hip_libs / "include").is_dir():
         _fail(f"--hip-libs: {hip_libs}: no include/ here (bench/gpu_libs.py build writes include/ and lib/)")
     try:
-        args = None if flags.get("program_args") is None else tuple(shlex.split(flags["program_args"]))
+        args = None if request.program_args is None else tuple(shlex.split(request.program_args))
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--args") from None
     return RunSettings(
-        timeout=flags["timeout"],
-        compare=flags["compare"],
-        rel_tol=flags["tolerance"],
-        compare_original=flags["compare_original"],
-        ignore=flags["ignore_lines"],
+        timeout=request.timeout,
+        compare=request.compare,
+        rel_tol=request.tolerance,
+        compare_original=request.compare_original,
+        ignore=request.ignore_lines,
         hip_libs=hip_libs.resolve() if hip_libs is not None else None,
         args=args,
-        once=flags.get("once", False),
+        once=request.once,
         tools=tools,
     )
 

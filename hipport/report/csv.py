@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 
-from hipport.report.metrics import NOT_PORTED_STATUS, UNMAPPED_CODE
+from hipport.report.metrics import UNMAPPED_CODE
 from hipport.ruleset.model import RuleSet
 
 COLUMNS = ("file", "cuda", "hip", "library", "kind", "status", "count")
@@ -34,7 +34,7 @@ def _rows(entry: dict, rules: RuleSet, roc: bool) -> list[tuple]:
     unsupported: dict[str, int] = {}
     for finding in entry.get("findings", []):
         code, name = finding["code"], finding["name"]
-        if code in NOT_PORTED_STATUS and code != UNMAPPED_CODE:
+        if code in rules.code_tables.not_ported and code != UNMAPPED_CODE:
             status[name] = rules.codes[code].name if code in rules.codes else code
             if name not in counts:  # not renamed at all: count the findings
                 unsupported[name] = unsupported.get(name, 0) + 1

@@ -19,45 +19,25 @@ from dataclasses import dataclass, field
 
 from hipport.emit.verdict import NEEDS_LIBRARY_CODE, VERDICTS
 from hipport.report.verdict import file_verdict, replaced
+from hipport.ruleset.codes import CodeTables
 from hipport.ruleset.model import RuleSet
 
 SEVERITIES = ("error", "warning", "info")
 EFFORT_CLASSES = ("high", "medium", "low")
-UNSUPPORTED_CODES = frozenset({"HP101"})
 UNMAPPED_CODE = "HP102"
-TARGET_LACKS_CODES = frozenset({"HP201", "HP203"})
-NOT_PORTED_STATUS = {
-    "HP101": "no HIP equivalent",
-    "HP102": "unknown to hipport",
-    "HP201": "needs a newer HIP",
-    "HP203": "removed from HIP",
-}
 NO_LIBRARY = "other"
-# A finding about no particular library is grouped by what it is about, so a
-# reviewer sees "warp-size lints" rather than one anonymous "other" bar.
-CODE_FAMILIES = (
-    ("HP102", "names no rule knows"),
-    ("HP1", "CUDA names"),
-    ("HP2", "target HIP version"),
-    ("HP3", "CUDA macros"),
-    ("HP4", "device-code lints"),
-    ("HP5", "build files"),
-    ("HP6", "shim header"),
-    ("HP8", "suppressions"),
-    ("HP9", "parsing and encoding"),
-)
 
 
-def finding_group(finding: dict, cuda_library: dict[str, str] | None = None) -> str:
-    """The CUDA library a finding is about, or else its code's family. A library the port needs
-    (HP436 names hipBLAS) counts for the CUDA library it replaces (cuBLAS), given cuda_library."""
+def finding_group(finding: dict, tables: CodeTables, cuda_library: dict[str, str] | None = None) -> str:
+    """The CUDA library a finding is about, or else its code's family (rules/codes.toml). A library the
+    port needs (HP436 names hipBLAS) counts for the CUDA library it replaces (cuBLAS), given cuda_library."""
     library = finding.get("library")
     if library and finding.get("code") == NEEDS_LIBRARY_CODE and cuda_library:
         library = cuda_library.get(library, library)
     if library:
         return library
     code = finding.get("code", "")
-    return next((title for prefix, title in CODE_FAMILIES if code.startswith(prefix)), NO_LIBRARY)
+    return tables.family(code) or NO_LIBRARY
 
 
 @dataclass
@@ -176,8 +156,7 @@ def format_percent(value: float | None) -> str:
 
 
 def measure(report: dict, rules: RuleSet) -> Metrics:
-    files = report.get("files", [])
-    codes = rules.codes
+    files, codes, tables = report.get("files", []), rules.codes, rules.code_tables
     by_library: Counter = Counter()
     by_library_kind: dict[str, Counter] = defaultdict(Counter)
     findings_by_library: dict[str, Counter] = defaultdict(Counter)
@@ -189,6 +168,7 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
     roc = bool(report.get("options", {}).get("roc"))
     cuda_library = {rocm: cudas[0] for rocm, cudas in replaced(rules, roc).items()}
     file_metrics = []
+    unsupported_codes, target_lacks_codes = tables.sets_named("unsupported", "target_lacks")
     for entry in files:
         by_library.update(entry.get("converted", {}))
         for name, count in entry.get("converted_names", {}).items():
@@ -203,28 +183,28 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
             severities_by_code[code][severity] += 1
             by_severity[severity] += 1
             file_severity[severity] += 1
-            findings_by_library[finding_group(finding, cuda_library)][severity] += 1
+            findings_by_library[finding_group(finding, tables, cuda_library)][severity] += 1
             cls = codes[code].effort if code in codes else "medium"
             effort[cls] += 1
             file_efforts.add(cls)
-            if code in NOT_PORTED_STATUS:
+            if code in tables.not_ported:
                 counted[code] += 1
-                row = _row(rows, code, finding["name"], finding.get("library"))
+                row = _row(rows, code, finding["name"], finding.get("library"), tables.not_ported[code])
                 row.locations.append(f"{entry['path']}:{finding['line']}:{finding['column']}")
                 if code != UNMAPPED_CODE:
                     row.count += 1
         judged = file_verdict(entry, rules, roc)  # recomputed: a report from before verdicts has none
         # the unmapped table is the data: its HP102 findings may have been suppressed
         for name, count in entry.get("unmapped", {}).items():
-            _row(rows, UNMAPPED_CODE, name, None).count += count
+            _row(rows, UNMAPPED_CODE, name, None, tables.not_ported[UNMAPPED_CODE]).count += count
         file_metrics.append(
             FileMetrics(
                 path=entry["path"],
                 converted=sum(entry.get("converted", {}).values()),
                 converted_by_library=dict(sorted(entry.get("converted", {}).items())),
                 unmapped=sum(entry.get("unmapped", {}).values()),
-                unsupported=sum(counted[c] for c in UNSUPPORTED_CODES),
-                target_lacks=sum(counted[c] for c in TARGET_LACKS_CODES),
+                unsupported=sum(counted[c] for c in unsupported_codes),
+                target_lacks=sum(counted[c] for c in target_lacks_codes),
                 launches=entry.get("launches", 0),
                 findings_by_severity=dict(file_severity),
                 effort=next((c for c in EFFORT_CLASSES if c in file_efforts), None),
@@ -292,10 +272,10 @@ def _library_and_kind(name: str, rules: RuleSet) -> tuple[str, str]:
     return NO_LIBRARY, "other"
 
 
-def _row(rows: dict[tuple[str, str], NameRow], code: str, name: str, library: str | None) -> NameRow:
+def _row(rows: dict[tuple[str, str], NameRow], code: str, name: str, library: str | None, status: str) -> NameRow:
     row = rows.get((code, name))
     if row is None:
-        row = rows[code, name] = NameRow(name, code, NOT_PORTED_STATUS[code], library)
+        row = rows[code, name] = NameRow(name, code, status, library)
     return row
 
 

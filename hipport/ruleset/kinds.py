@@ -74,6 +74,11 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"effort": STR, "help": STR},
     ),
     "library_title": ({"library": STR, "title": STR}, {"target_column": STR}),
+    # the code registry's other tables (rules/codes.toml, hipport/ruleset/codes.py)
+    "message": ({"code": STR, "key": STR, "text": STR}, {}),
+    "family": ({"prefix": STR, "title": STR}, {}),
+    "code_set": ({"set": STR, "codes": STR_LIST}, {"about": STR}),
+    "not_ported": ({"code": STR, "status": STR}, {}),
     # an include path (or a path prefix ending in /) in ported code -> the library a build needs
     "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),

@@ -236,6 +236,7 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
         ruleset.library_needs.append(LibraryNeed(entry["include"], entry["library"], entry.get("package"), origin))
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
+    ruleset.code_tables.merge(data)
     if "markers" in data:
         ruleset.markers = ruleset.markers | frozenset(data["markers"])
     if "typedef_names" in data:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hipport.ruleset.argrules import ArgumentRule
+from hipport.ruleset.codes import CodeTables
 from hipport.ruleset.lintrules import LintIndex, RewriteRule, StructuralLint, build_index
 from hipport.versions import Version, parse_version
 
@@ -182,6 +183,7 @@ class RuleSet:
     # HIP name -> the HP441 lint naming it: a name one platform's HIP headers lack (rules/platform-names.toml)
     platform_names: dict[str, StructuralLint] = field(default_factory=dict)
     codes: dict[str, CodeInfo] = field(default_factory=dict)
+    code_tables: CodeTables = field(default_factory=CodeTables)  # messages, families, sets (codes.toml)
     library_titles: dict[str, str] = field(default_factory=dict)
     library_needs: list[LibraryNeed] = field(default_factory=list)
     target_columns: dict[str, str] = field(default_factory=dict)  # library -> reference CSV column

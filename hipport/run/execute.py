@@ -23,6 +23,7 @@ from hipport.run.bridge import bridge_source
 from hipport.run.compare import compare_with_reference, output_tail
 from hipport.run.invoke import run_program
 from hipport.run.programs import Program, find_programs
+from hipport.run.result import ProgramResult
 from hipport.run.runtime import precompiled_prelude, runtime_headers
 from hipport.run.settings import RunSettings, relocate
 from hipport.toolchain.compilers import HipCpu
@@ -33,10 +34,9 @@ _MISSING = re.compile(r"fatal error: ([^:\s]+): No such file")
 
 
 @dataclass
-class RunResult:
-    program: Program
-    status: str  # PASS, FAIL or NO-RUNTIME
-    detail: str = ""  # one line: why it failed
+class RunResult(ProgramResult):
+    """status: PASS, FAIL or NO-RUNTIME."""
+
     tail: str = ""  # the end of its output
     build_seconds: float = 0.0
     run_seconds: float = 0.0
@@ -63,8 +63,10 @@ def run_tree(
         tools = replace(settings.tools, include_dirs=relocate(settings.tools.include_dirs, base, copy), database=None)
         toolchain = replace(toolchain, settings=tools, prelude=precompiled_prelude(toolchain))
 
+        one_run = CpuRun(root, copy, scratch, toolchain, settings, notes, missing)
+
         def one(program: Program) -> RunResult:
-            result = _run_one(program, root, copy, scratch, toolchain, settings, notes, missing)
+            result = one_run(program)
             if on_result is not None:
                 on_result(result)
             return result
@@ -108,16 +110,25 @@ def _bridged_copy(
     return notes, missing
 
 
-def _run_one(
-    program: Program,
-    root: Path,
-    copy: Path,
-    scratch: Path,
-    toolchain: HipCpu,
-    settings: RunSettings,
-    notes: dict,
-    missing: dict,
-) -> RunResult:
+@dataclass(frozen=True)
+class CpuRun:
+    """What each program's build and run on the HIP CPU Runtime shares; called once per program."""
+
+    root: Path  # the port as given
+    copy: Path  # its bridged copy, which is built
+    scratch: Path
+    toolchain: HipCpu
+    settings: RunSettings
+    notes: dict  # unit -> what bridging changed
+    missing: dict  # unit -> headers the runtime lacks
+
+    def __call__(self, program: Program) -> RunResult:
+        return _run_one(self, program)
+
+
+def _run_one(one_run: CpuRun, program: Program) -> RunResult:
+    root, copy, scratch, toolchain = one_run.root, one_run.copy, one_run.scratch, one_run.toolchain
+    settings, notes, missing = one_run.settings, one_run.notes, one_run.missing
     result = RunResult(program, "FAIL", bridged=[f"{u}: {n}" for u in program.units for n in notes.get(u, [])])
     lacking = sorted({h for u in _with_local_headers(program, copy) for h in missing.get(u, [])})
     if lacking:

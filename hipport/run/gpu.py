@@ -26,6 +26,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from hipport.run.compare import (
     TAIL_LINES,
@@ -37,6 +38,7 @@ from hipport.run.compare import (
 from hipport.run.invoke import described, run_program
 from hipport.run.libraries import available, included_libraries, library_flags
 from hipport.run.programs import Program, find_programs
+from hipport.run.result import ProgramResult
 from hipport.run.settings import RunSettings, relocate
 from hipport.toolchain import Command
 from hipport.toolchain.compilers import Nvcc
@@ -67,10 +69,9 @@ class Side:
 
 
 @dataclass
-class GpuResult:
-    program: Program
-    status: str  # PASS FAIL AGREE DIFFER TIMEOUT BUILD-FAIL NO-LIB NO-GPU
-    detail: str = ""
+class GpuResult(ProgramResult):
+    """status: PASS FAIL AGREE DIFFER TIMEOUT BUILD-FAIL NO-LIB NO-GPU."""
+
     port: Side = field(default_factory=Side)
     original: Side | None = None
     diff: str = ""
@@ -131,8 +132,10 @@ def run_on_gpu(
     gate = threading.Semaphore(GPU_RUNS_AT_ONCE)
     scratch = Path(tempfile.mkdtemp(prefix="hipport-gpu-"))
 
+    one_run = GpuRun(base, toolchain, original, source, run, gpu, gate, scratch)
+
     def one(program: Program) -> GpuResult:
-        result = _one(program, base, toolchain, original, source, run, gpu, gate, scratch)
+        result = one_run(program)
         if on_result is not None:
             on_result(result)
         return result
@@ -147,7 +150,27 @@ def run_on_gpu(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _one(program, base, toolchain, original, source, run, gpu, gate, scratch) -> GpuResult:
+@dataclass(frozen=True)
+class GpuRun:
+    """What each program's build and run on the GPU shares; called once per program."""
+
+    base: Path  # the ported tree (a file's folder)
+    toolchain: Nvcc
+    original: Nvcc | None  # builds the CUDA original, with --compare-original
+    source: Path | None  # the CUDA original's tree
+    run: RunSettings
+    gpu: bool  # whether a GPU is here to run on
+    gate: threading.Semaphore  # how many programs run at once
+    scratch: Path
+
+    def __call__(self, program: Program) -> GpuResult:
+        return _one(self, program)
+
+
+def _one(one_run: GpuRun, program: Program) -> GpuResult:
+    base, toolchain, original = one_run.base, one_run.toolchain, one_run.original
+    source = cast(Path, one_run.source)  # set whenever original is (run_on_gpu), and only read then
+    run, gpu, gate, scratch = one_run.run, one_run.gpu, one_run.gate, one_run.scratch
     binary_name = program.binary_name
     folder = scratch / re.sub(r"[^\w.-]", "_", program.name)
     result = GpuResult(program, "BUILD-FAIL")

@@ -67,8 +67,7 @@ def _port(
             0,
             0,
             "",
-            f"the file is {encoding}, which hipport does not edit; "
-            "it was left as it is: convert it to UTF-8 and port it again",
+            rules.code_tables.message("HP904", "wide-encoding", encoding=encoding),
         )
         porter._finish()
         return result
@@ -120,9 +119,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                     at,
                     at + 3,
                     "<<<",
-                    "hipport cannot take apart this launch in a #define body (the kernel expression or "
-                    "its configuration is unusual); rewrite it by hand as hipLaunchKernelGGL(kernel, "
-                    "dim3(grid), dim3(block), sharedMem, stream, args...)",
+                    self.rules.code_tables.message("HP105", "launch-in-define"),
                 )
         if launches:
             self.uses_device_code = True
@@ -136,7 +133,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                             launch.start,
                             launch.start + 3,
                             "<<<",
-                            "this launch has an unusual configuration; rewrite it by hand",
+                            self.rules.code_tables.message("HP105", "unusual-launch"),
                         )
                     else:
                         self.edits.extend(edits)
@@ -167,13 +164,13 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         for finding in include_plan.findings:
             self._finding(*finding)
         if parsed.syntax_error_at is not None:
-            at = parsed.syntax_error_at
+            at = min(parsed.syntax_error_at, len(self.source))  # a missing #endif is found past the last byte
             self._finding(
                 "HP901",
                 at,
                 at,
                 "",
-                f"syntax error ({parsed.syntax_error_detail}); code around here was ported by name only",
+                self.rules.code_tables.message("HP901", "syntax-error", detail=parsed.syntax_error_detail),
             )
         for code, at, message in parsed.notes:
             self._finding(code, at, at, "", message)

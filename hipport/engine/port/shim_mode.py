@@ -212,18 +212,13 @@ def convert_file_result(
     output, edits = shim_source(source, rules, options.shim_include, path, declared_elsewhere)
     result.output, result.edits = output, edits
     target = options.hip_version or rules.newest_hip
+    port_only = rules.code_tables.code_set("port_only")
     result.findings = [
         f
         for f in result.findings
-        if f.code not in _PORT_ONLY_CODES and not (f.code == "HP101" and _shim_covers_warp(f.name, rules, target))
+        if f.code not in port_only and not (f.code == "HP101" and _shim_covers_warp(f.name, rules, target))
     ]
     return result
-
-
-# Findings about rewrites a port makes and a shim conversion does not: symbol
-# wrapping, overlapping edits, warp calls made maskless (the header's wrappers do
-# that) and the warp-sync define (the header defines it).
-_PORT_ONLY_CODES = frozenset({"HP105", "HP902", "HP211", "HP212"})
 
 
 def _shim_covers_warp(name: str, rules: RuleSet, target: Version) -> bool:

@@ -63,7 +63,7 @@ class PortState:
     def _finish(self) -> None:
         ordered, rejected = order_edits(self.edits)
         for edit in rejected:
-            self._finding("HP902", edit.start, edit.end, "", "two rewrites overlap here; the later one was skipped")
+            self._finding("HP902", edit.start, edit.end, "", self.rules.code_tables.message("HP902", "overlap"))
         self.result.edits = ordered
         self.result.output = apply_edits(self.source, ordered)
         if self.result.findings:  # most files have none, and then no line index is needed
