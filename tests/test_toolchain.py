@@ -217,14 +217,39 @@ def test_the_gpu_step_runs_without_hipports_third_party_packages(tmp_path):
 
 
 @needs_hipcc
-def test_verify_says_when_the_report_targets_a_newer_hip_than_its_headers(tmp_path):
+def test_verify_says_when_the_report_targets_a_newer_hip_than_its_headers(tmp_path, monkeypatch):
     _, out = _project(tmp_path)
     report = json.loads((tmp_path / "r.json").read_text())
     report.setdefault("options", {})["hip_version"] = "6.3"
     (tmp_path / "r.json").write_text(json.dumps(report))
     args = ["verify", str(out), "--report", str(tmp_path / "r.json"), "-I", str(out / "inc"), "-D", "COUNT=4"]
+    monkeypatch.chdir(tmp_path)  # no shared/vendor/HIP-amd above it: nothing to find by itself
     older = CliRunner().invoke(main, args)
-    assert "the report targets HIP 6.3, newer than the HIP 5.2 headers" in older.output
+    assert "the port targets HIP 6.3, newer than these headers" in older.output
+    assert "Add --hip-path DIR" in older.output and "--hip-version 5.2" in older.output
     if (HIP_AMD / "include" / "hip").is_dir():
         same = CliRunner().invoke(main, [*args, "--hip-path", str(HIP_AMD)])
-        assert "the report targets" not in same.output
+        assert "newer than these headers" not in same.output
+
+
+@needs_hipcc
+def test_verify_finds_the_targets_headers_beside_the_checkout_by_itself(tmp_path, monkeypatch):
+    if not (HIP_AMD / "include" / "hip").is_dir():
+        pytest.skip("HIP 6.3's headers are not beside this checkout")
+    _, out = _project(tmp_path)
+    monkeypatch.chdir(ROOT)  # the checkout, with shared/vendor/HIP-amd beside it
+    found = CliRunner().invoke(main, ["verify", str(out), "-I", str(out / "inc"), "-D", "COUNT=4"])
+    assert f"HIP 6.3 headers in {(HIP_AMD / 'include').resolve()}" in found.output, found.output
+    assert "newer than these headers" not in found.output
+
+
+def test_target_headers_are_used_only_when_they_are_the_target_release(tmp_path):
+    from hipport.toolchain.discover import target_headers
+
+    hip = tmp_path / "shared" / "vendor" / "HIP-amd" / "include" / "hip"
+    hip.mkdir(parents=True)
+    (hip / "hip_version.h").write_text("#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 3\n")
+    project = tmp_path / "work" / "project"
+    project.mkdir(parents=True)
+    assert target_headers("6.3", project, rocm_root=tmp_path / "none") == hip.parent.resolve()
+    assert target_headers("7.0", project, rocm_root=tmp_path / "none") is None

@@ -45,6 +45,9 @@ def tool_settings(request: VerifyRequest):
         )
     except ToolchainError as exc:
         _fail(str(exc))
+    target = port_target(request.report_path, config.hip_version)
+    if hip_path is None and request.platform == "amd":
+        hip_path = target_headers_if_needed(target)
     std = request.std or config.std or DEFAULT_STD
     if not std.startswith(("c++", "gnu++")):
         raise click.BadParameter(f"'{std}' is no C++ standard (c++17, gnu++20...)", param_hint="--std")
@@ -70,8 +73,38 @@ def tool_settings(request: VerifyRequest):
         rocm_path=rocm,
         cuda_lib_path=cuda,
         std=std,
+        target=target,
     )
     return settings, config
+
+
+def port_target(report_path: Path | None, configured: str | None) -> str:
+    """X.Y of the HIP release the port targets: its report's, else the hip-version setting's, else the
+    newest the rules know (convert's default)."""
+    from hipport.cli.common import _load_rules
+    from hipport.versions import format_version, parse_version
+
+    for text in (_report_target(report_path), configured):
+        try:
+            if text and text != "installed":
+                return ".".join(format_version(parse_version(text)).split(".")[:2])
+        except ValueError:
+            pass
+    return ".".join(format_version(_load_rules(()).newest_hip).split(".")[:2])
+
+
+def target_headers_if_needed(target: str) -> Path | None:
+    """The target's HIP headers where hipcc's own are another release and a copy of the target's is
+    found (hipport/toolchain/discover.py); None keeps hipcc's own."""
+    import shutil
+
+    from hipport.toolchain import header_version
+    from hipport.toolchain.discover import target_headers
+
+    hipcc = shutil.which("hipcc")
+    if hipcc is None or header_version(Path(hipcc).resolve().parent.parent / "include") == target:
+        return None
+    return target_headers(target, Path.cwd())
 
 
 def run_settings(tools, request: VerifyRequest):
@@ -115,8 +148,8 @@ def say_headers(toolchain, report_path: Path | None, units: list[Path] | tuple[P
         f"{', '.join(libraries) or 'none given (--rocm-path): library units are NO-LIB'}; "
         f"C++ standard: {', '.join(stds)}"
     )
-    target = _report_target(report_path)
-    if target and headers.version:
+    target = _report_target(report_path) or settings.target
+    if target and headers.version and toolchain.platform == "amd":
         from hipport.versions import parse_version
 
         try:
@@ -125,9 +158,9 @@ def say_headers(toolchain, report_path: Path | None, units: list[Path] | tuple[P
             newer = False
         if newer:
             line += (
-                f"; the report targets HIP {target}, newer than the {headers.describe()}: findings about "
-                f"HIP {target} APIs may not match these errors; give --hip-path with HIP {target}'s "
-                "headers to check that target"
+                f"; the port targets HIP {target}, newer than these headers: failures may be the headers', "
+                f"not the port's. Add --hip-path DIR (DIR/include/hip/hip_runtime.h of HIP {target}), or "
+                f"convert with --hip-version {headers.version}"
             )
     click.echo(line, err=True)
 

@@ -59,6 +59,7 @@ class ToolSettings:
     rocm_path: Path | None = None  # ROCm library headers' include directory (hipblas/, hipcub/, thrust/...)
     cuda_lib_path: Path | None = None  # CUDA library headers' include directory (cublas_v2.h...), NVIDIA
     std: str = DEFAULT_STD  # the C++ standard where the compile database gives the unit none
+    target: str | None = None  # X.Y: the HIP release the port targets (verify's report, else the default)
 
     def unit_flags(self, units: list[Path] | tuple[Path, ...] = ()) -> list[str]:
         """-std, -I, -D and the compile database's flags for these units, in the order the compilers get them.
