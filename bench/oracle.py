@@ -21,11 +21,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import contextlib
 import hashlib
-import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -318,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline written: {args.baseline}")
         return 0
     baseline = json.loads(args.baseline.read_text()) if args.baseline.is_file() else None
-    lost = regressions(results, baseline) if baseline is not None and baseline.get("samples") == results["samples"] else []
+    comparable = baseline is not None and baseline.get("samples") == results["samples"]
+    lost = regressions(results, baseline) if comparable else []
     if lost:
         print(f"\n!!! REGRESSION: {len(lost)} unit(s) compiled in the baseline and fail now:", file=sys.stderr)
         for unit in lost:
