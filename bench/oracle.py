@@ -153,13 +153,40 @@ def column_settings(column: str, database):
                         include_dirs=(libs / "include",) if libs is not None else ())
 
 
+def cached_checks(units: list[Path], out: Path, toolchain, include_dirs: tuple[Path, ...], jobs: int,
+                  cache_path: Path, progress) -> list:
+    """verify's compile check of each unit, cached by the command and the bytes of the unit's program
+    folder (the compilers' own headers do not change between runs here)."""
+    from hipport.verify import CompileResult, check_unit
+
+    cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    folders: dict[Path, str] = {}
+
+    def one(unit: Path):
+        folder = out / unit.relative_to(out).parts[0]
+        if folder not in folders:
+            folders[folder] = _folder_hash(folder)
+        command = toolchain.check_command(unit, include_dirs)
+        key = hashlib.sha256((folders[folder] + " ".join(command.argv)).encode()).hexdigest()
+        if key not in cache:
+            r = check_unit(toolchain, unit, include_dirs)
+            cache[key] = {"ok": r.ok, "first_error": r.first_error, "output": r.output[:20000]}
+        progress(unit)
+        hit = cache[key]
+        return CompileResult(str(unit), hit["ok"], hit["first_error"], hit["output"])
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(one, units))
+    cache_path.write_text(json.dumps(cache, sort_keys=True) + "\n")
+    return results
+
+
 def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], work: Path, jobs: int,
                   progress) -> dict | None:
     """Each unit's verdict in one column, through verify's compile check and its join to the report."""
     from hipport.cli.common import _load_rules
     from hipport.toolchain import make_toolchain
     from hipport.toolchain.compdb import load
-    from hipport.verify import check_units
     from hipport.verify.join import Report, join, library_table
 
     database = load(write_database(out, progs, work / f"{column}-compile_commands.json"))
@@ -170,7 +197,8 @@ def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], 
     toolchain = make_toolchain(settings)
     units = [out / u for p in progs for u in p["units"] if (out / u).is_file()]
     include_dirs = tuple(settings.include_dirs) + tuple(sorted({u.parent for u in units}))
-    results = check_units(units, toolchain, include_dirs, jobs, lambda u: progress(column, u))
+    results = cached_checks(units, out, toolchain, include_dirs, jobs, work / f"{column}-cache.json",
+                            lambda u: progress(column, u))
     verdicts = join(out, units, results, Report.load(report_path), library_table(_load_rules(())), include_dirs)
     return {v.unit if isinstance(v.unit, str) else Path(v.unit).as_posix():
             {"verdict": v.verdict, "clean": bool(v.clean), "error": (v.first_error or v.detail or "")[:300]}
