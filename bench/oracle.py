@@ -41,10 +41,13 @@ class HarnessError(Exception):
     pass
 
 
-def vendor(name: str) -> Path | None:
+def vendor(name: str, corpus: Path | None = None) -> Path | None:
+    """../shared/vendor/NAME beside the clone (or a parent), else beside the corpus's shared/corpora/."""
     for parent in REPO.parents:
         if (parent / "shared" / "vendor" / name).is_dir():
             return parent / "shared" / "vendor" / name
+    if corpus is not None and (corpus.parents[1] / "vendor" / name).is_dir():
+        return corpus.parents[1] / "vendor" / name
     return None
 
 
@@ -133,12 +136,12 @@ def convert(tree: Path, out: Path, report: Path, version: str | None, jobs: int)
         raise HarnessError(f"hipport convert failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
 
 
-def column_settings(column: str, database):
+def column_settings(column: str, database, corpus: Path | None = None):
     """verify's ToolSettings for one column; None when its compiler or headers are missing here."""
     from hipport.toolchain import ToolSettings
 
     if column == "nvidia":
-        headers = vendor("HIP-nvidia")
+        headers = vendor("HIP-nvidia", corpus)
         if shutil.which("nvcc") is None or headers is None:
             return None
         return ToolSettings(platform="nvidia", hip_path=headers / "include", database=database)
@@ -146,7 +149,7 @@ def column_settings(column: str, database):
         return None
     if column == "amd-5.2":
         return ToolSettings(platform="amd", database=database)
-    hip, libs = vendor("HIP-amd"), vendor("ROCm-libs")
+    hip, libs = vendor("HIP-amd", corpus), vendor("ROCm-libs", corpus)
     if hip is None:
         return None
     return ToolSettings(platform="amd", hip_path=hip / "include", database=database,
@@ -182,7 +185,7 @@ def cached_checks(units: list[Path], out: Path, toolchain, include_dirs: tuple[P
 
 
 def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], work: Path, jobs: int,
-                  progress) -> dict | None:
+                  progress, corpus: Path | None = None) -> dict | None:
     """Each unit's verdict in one column, through verify's compile check and its join to the report."""
     from hipport.cli.common import _load_rules
     from hipport.toolchain import make_toolchain
@@ -190,7 +193,7 @@ def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], 
     from hipport.verify.join import Report, join, library_table
 
     database = load(write_database(out, progs, work / f"{column}-compile_commands.json"))
-    settings = column_settings(column, database)
+    settings = column_settings(column, database, corpus)
     if settings is None:
         print(f"oracle: the {column} column's compiler or headers are missing: skipped", file=sys.stderr)
         return None
@@ -303,7 +306,7 @@ def measure(corpus: Path, names: list[str] | None, work: Path, jobs: int, column
         out, report = work / f"port-{version}", work / f"report-{version}.json"
         convert(tree, out, report, "5.2" if version == "5.2" else None, jobs)
         for column in wanted:
-            verdict = verify_column(column, out, report, progs, work, jobs, progress)
+            verdict = verify_column(column, out, report, progs, work, jobs, progress, corpus)
             progress.end()
             if verdict is not None:
                 results["columns"][column] = verdict
