@@ -145,11 +145,18 @@ bench-full: $(BENCH_STAMP) bytecode
 # clean-verdict precision and the conversion time, and compare with bench/corpus-baseline.json
 # (a unit that compiled there and fails now is a regression: exit 1). CORPUS_INCLUDES: the
 # corpus's include directories, relative to it. CORPUS_FLAGS: e.g. --allow-regressions.
+# CORPUS=../shared/corpora/hecbench (programs with Makefiles) runs bench/oracle.py instead: each
+# unit's CUDA original with nvcc is the oracle; the port is compiled for amd-6.3, amd-5.2 and
+# nvidia and compared with bench/corpus-hecbench-baseline.json.
 CORPUS ?= $(firstword $(wildcard ../shared/corpora/cuda-samples ../../shared/corpora/cuda-samples))
 CORPUS_INCLUDES ?= Common
 CORPUS_FLAGS ?=
 corpus: $(STAMP) bytecode hipcc
+ifeq ($(notdir $(abspath $(CORPUS))),hecbench)
+	nice -n 10 $(BIN)/python bench/oracle.py --corpus "$(CORPUS)" $(CORPUS_FLAGS)
+else
 	CORPUS="$(CORPUS)" CORPUS_INCLUDES="$(CORPUS_INCLUDES)" $(BIN)/python bench/realcode.py $(CORPUS_FLAGS)
+endif
 
 # PyTorch extensions (bench/torch_ext.py): hipport's port against PyTorch's hipify (extension mode)
 # on every file of TORCH_EXT_CORPUS (extension repositories, one directory each; docs/pytorch.md
