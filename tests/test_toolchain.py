@@ -60,6 +60,28 @@ def test_amd_puts_the_hip_path_first_as_a_system_directory_and_forces_the_platfo
     assert "--offload-arch=gfx90a" in command.argv
 
 
+def test_amd_checks_a_c_unit_as_host_c_the_way_nvcc_does():
+    command = Hipcc(SETTINGS, "hipcc").check_command(Path("a.c")).argv
+    assert command[command.index("-x") + 1] == "c"
+    assert not any(a.startswith("-std=c++") for a in command)
+    assert "-D__HIP_PLATFORM_AMD__=1" in command and "-DN=3" in command
+    hip = Hipcc(SETTINGS, "hipcc").check_command(Path("a.cpp")).argv
+    assert hip[hip.index("-x") + 1] == "hip"
+
+
+@needs_hipcc
+def test_a_c_unit_with_extern_c_around_the_runtime_header_compiles_as_c(tmp_path):
+    # nvcc compiles main.c with gcc: a C unit may wrap its includes in extern "C" guards
+    (tmp_path / "main.c").write_text(
+        '#ifdef __cplusplus\nextern "C" {\n#endif\n#include <hip/hip_runtime.h>\n#ifdef __cplusplus\n}\n#endif\n'
+        "int main(void) { int *p; hipMalloc((void **)&p, 4); hipFree(p); return 0; }\n")
+    settings = ToolSettings(hip_path=HIP_AMD / "include")
+    from hipport.verify import check_unit
+
+    result = check_unit(Hipcc(settings, shutil.which("hipcc") or "hipcc"), tmp_path / "main.c")
+    assert result.ok, result.error
+
+
 def test_the_original_is_built_with_plain_nvcc_and_the_same_defines():
     original = Nvcc(SETTINGS, "nvcc", Path("/hip/include")).original((Path("/src/inc"),))
     argv = original.build_command([Path("a.cu")], Path("a.out")).argv

@@ -65,6 +65,10 @@ class Hipcc:
     def _base(self) -> list[str]:
         arch = self.settings.offload_arch or AMD_ARCH
         cmd = [self.hipcc, "-x", "hip", f"--offload-arch={arch}", "-Wno-unused-command-line-argument"]
+        return cmd + self._isystem()
+
+    def _isystem(self) -> list[str]:
+        cmd = []
         if self.settings.hip_path is not None:
             cmd += ["-isystem", str(self.settings.hip_path)]  # before hipcc's own HIP headers
         if self.settings.rocm_path is not None:
@@ -72,7 +76,15 @@ class Hipcc:
         return cmd
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
-        cmd = self._base() + ["-fsyntax-only", *self.settings.unit_flags([unit]), *[f"-I{d}" for d in include_dirs]]
+        flags = [*self.settings.unit_flags([unit]), *[f"-I{d}" for d in include_dirs]]
+        if unit.suffix == ".c":
+            # nvcc compiles a .c unit as host C (its CUDA calls come from headers with extern "C"
+            # declarations); `-x hip` would make it C++ and HIP's runtime header's templates
+            # land inside the unit's extern "C" blocks. A C++ -std does not apply to C.
+            cmd = [self.hipcc, "-x", "c", "-D__HIP_PLATFORM_AMD__=1", *self._isystem(), "-fsyntax-only"]
+            c_flags = [f for f in flags if not f.startswith(("-std=c++", "-std=gnu++"))]
+            return Command((*cmd, *c_flags, str(unit)), {"HIP_PLATFORM": "amd"})
+        cmd = self._base() + ["-fsyntax-only", *flags]
         return Command((*cmd, str(unit)), {"HIP_PLATFORM": "amd"})
 
     def build_command(self, units: list[Path], output: Path, include_dirs: tuple[Path, ...] = ()) -> Command:

@@ -14,7 +14,7 @@ from hipport.toolchain import database_flags as database_flags  # run/execute.py
 from hipport.toolchain.compilers import HIPCC_HINT, Hipcc
 
 INSTALL_HINT = HIPCC_HINT
-COMPILED_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx"})
+COMPILED_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c"})  # .c: as C (toolchain)
 HEADER_OR_SOURCE = COMPILED_SUFFIXES | {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".c"}
 
 
