@@ -126,7 +126,7 @@ def overlaid(rules: RuleSet, dialect: Dialect, target: Version) -> RuleSet:
     merged = object.__new__(RuleSet)
     merged.__dict__.update(rules.__dict__)
     names: dict[str, NameRule] = {}
-    merged.qualified = {}
+    merged.qualified = dict(rules.qualified)  # the base set's (thrust::cuda::par) beside the dialect's
     for layer in layers:
         names.update(layer.names)
         merged.qualified = {**merged.qualified, **layer.qualified}

@@ -238,6 +238,7 @@ class RuleSet:
                 *self.arguments,
                 *self.lint_index.by_name,
                 *self._platform_call_names(),
+                *{cuda.split("::", 1)[0].strip() for cuda in self.qualified},  # thrust::cuda::par
             }
         )
         self.unmapped_re = self._compile_unmapped()
