@@ -85,7 +85,38 @@ def scan(
             for m in lints.literal_re.finditer(source)
             if literal_start_ok(source, m.start())
         ]
+        macro_uses = _macro_uses(source, lints)
+        if macro_uses:
+            candidates.literals = sorted(candidates.literals + macro_uses)
     return candidates
+
+
+# `#define WARP_SIZE 32`, `#define WARP_SIZE (32U)`: an object-like macro of one integer literal.
+DEFINE_VALUE = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$", re.M
+)
+# How a use may derive a lint's literal from the macro's value: M - 1 (a lane mask), M / 2 (a first offset).
+MACRO_DERIVED = (lambda v: v, lambda v: v - 1, lambda v: v // 2)
+
+
+def _macro_uses(source: bytes, lints: LintIndex) -> list[tuple[int, int, int | None]]:
+    """Uses of the file's integer macros whose value (or M - 1, M / 2) a literal lint looks for: the
+    matcher judges them as the literal, `threadIdx.x % WARP_SIZE` as `threadIdx.x % 32`."""
+    if b"define" not in source:
+        return []
+    macros = {}
+    for m in DEFINE_VALUE.finditer(source):
+        value = int_value(m.group(2))
+        if value is not None and any(derive(value) in lints.by_literal for derive in MACRO_DERIVED):
+            macros[m.group(1)] = (value, m.end(1))
+    if not macros:
+        return []
+    uses = re.compile(rb"\b(" + b"|".join(map(re.escape, macros)) + rb")\b")
+    return [
+        (m.start(), m.end(), macros[m.group()][0])
+        for m in uses.finditer(source)
+        if m.end() != macros[m.group()][1]
+    ]
 
 
 def _window_end(source: bytes, start: int) -> int:
