@@ -84,7 +84,10 @@ def _prefilter(lint: StructuralLint) -> re.Pattern[bytes]:
     pattern = _PREFILTERS.get(key)
     if pattern is None:
         types = "|".join(map(re.escape, lint.names))
-        pattern = _PREFILTERS[key] = re.compile(rf"operator\s*(?:{lint.text})\s*\(\s*(?:{types})\s*&".encode())
+        first = r"(?:const\s+)?(?:{types})\b" if lint.position == "binary" else r"(?:{types})\s*&"
+        pattern = _PREFILTERS[key] = re.compile(
+            (rf"operator\s*(?:{lint.text})\s*\(\s*" + first.format(types=types)).encode()
+        )
     return pattern
 
 
@@ -125,6 +128,8 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
     if not parameters:
         return None
     vector = _parameter_type(parameters[0], source)
+    if lint.position == "binary":
+        return _binary(node, lint, source, operator, parameters, name_node) if vector in lint.names else None
     if vector not in lint.names or not _is_mutable_reference(parameters[0], source):
         return None
     increment = operator in ("++", "--")
@@ -175,6 +180,33 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
         None,
         None,
     )
+
+
+def _binary(node, lint: StructuralLint, source: bytes, operator: str, parameters, name_node) -> SemanticFinding | None:
+    """A free binary operator on two of the same vector type, each by value or const reference:
+    as good a match as HIP's non-template friend, so every use is ambiguous."""
+    vector = _parameter_type(parameters[0], source)
+    if len(parameters) != 2 or _parameter_type(parameters[1], source) != vector:
+        return None  # a scalar operand: HIP's operator for it is a template, which loses
+    if any(_is_mutable_reference(p, source) or _is_pointer(p) for p in parameters):
+        return None
+    signature = f"operator{operator}({', '.join(' '.join(_text(p, source).split()) for p in parameters)})"
+    return SemanticFinding(
+        lint.code,
+        name_node.start_byte,
+        name_node.end_byte,
+        signature,
+        lint.message.replace("{name}", vector),
+        lint.severity or "error",
+        lint.library,
+        None,
+        None,
+    )
+
+
+def _is_pointer(parameter) -> bool:
+    declarator = parameter.child_by_field_name("declarator")
+    return declarator is not None and declarator.type in ("pointer_declarator", "abstract_pointer_declarator")
 
 
 def _parameter_type(parameter, source: bytes) -> str:
