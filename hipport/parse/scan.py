@@ -113,9 +113,7 @@ def _macro_uses(source: bytes, lints: LintIndex) -> list[tuple[int, int, int | N
         return []
     uses = re.compile(rb"\b(" + b"|".join(map(re.escape, macros)) + rb")\b")
     return [
-        (m.start(), m.end(), macros[m.group()][0])
-        for m in uses.finditer(source)
-        if m.end() != macros[m.group()][1]
+        (m.start(), m.end(), macros[m.group()][0]) for m in uses.finditer(source) if m.end() != macros[m.group()][1]
     ]
 
 

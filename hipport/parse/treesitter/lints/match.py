@@ -120,8 +120,10 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         detail = f"({name} is defined as {self._macro_value(name)[1]})"
         node_type = path.type_at(depth)
         if node_type == "preproc_arg":
-            hits = [self._lexical_binary(self.index.rules[r], path.at(depth), start, end, value)
-                    for r in self.index.by_literal.get(value, ())]
+            hits = [
+                self._lexical_binary(self.index.rules[r], path.at(depth), start, end, value)
+                for r in self.index.by_literal.get(value, ())
+            ]
         elif node_type != "identifier" or path.at(depth).start_byte != start or path.at(depth).end_byte != end:
             return []
         else:
@@ -144,10 +146,11 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         operator, right = parent.child_by_field_name("operator"), parent.child_by_field_name("right")
         if parent.child_by_field_name("left") != path.at(depth) or operator is None or right is None:
             return value, depth
+        amount = int_value(self._text(right)) if right.type == "number_literal" else None
         derived = {("-", 1): value - 1, ("/", 2): value // 2, (">>", 1): value // 2}.get(
-            (self._text(operator), int_value(self._text(right)) if right.type == "number_literal" else None)
+            (self._text(operator), amount or 0)
         )
-        if derived is None:
+        if amount is None or derived is None:
             return value, depth
         depth -= 1
         while path.type_at(depth - 1) == "parenthesized_expression":
