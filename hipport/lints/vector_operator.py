@@ -63,7 +63,7 @@ def vector_operator_findings(source: bytes, rules: RuleSet) -> list[SemanticFind
     from hipport.parse.treesitter import _parser
 
     root = _parser().parse(source).root_node
-    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
+    line_starts = line_starts_of(source)
     found: list[SemanticFinding] = []
     for definition, conditions in scoped_items(root, (), source, ("function_definition", "declaration"), _CONTAINERS):
         for lint in wanted:
@@ -191,17 +191,64 @@ def _binary(node, lint: StructuralLint, source: bytes, operator: str, parameters
     if any(_is_mutable_reference(p, source) or _is_pointer(p) for p in parameters):
         return None
     signature = f"operator{operator}({', '.join(' '.join(_text(p, source).split()) for p in parameters)})"
+    message = lint.message.replace("{name}", vector)
+    body = node.child_by_field_name("body") if node.type == "function_definition" else None
+    names = [_declared_name(p, source) for p in parameters]
+    if (
+        body is not None
+        and lint.fix_safe
+        and lint.fix
+        and all(names)
+        and _returns_componentwise(body, source, names, operator, vector)
+    ):
+        edits = _guard(node, source, line_starts_of(source), lint.fix)
+        if edits is not None:
+            return SemanticFinding(
+                lint.code,
+                name_node.start_byte,
+                name_node.end_byte,
+                signature,
+                f"{message} This one works component by component like HIP's, so it is kept for NVIDIA only "
+                f"(#if {lint.fix}).",
+                "info",
+                lint.library,
+                lint.fix,
+                Applicability.SAFE,
+                tuple(edits),
+            )
     return SemanticFinding(
         lint.code,
         name_node.start_byte,
         name_node.end_byte,
         signature,
-        lint.message.replace("{name}", vector),
+        message,
         lint.severity or "error",
         lint.library,
         None,
         None,
     )
+
+
+def line_starts_of(source: bytes) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(rb"\n", source)]
+
+
+def _returns_componentwise(body, source: bytes, names: list[str], operator: str, vector: str) -> bool:
+    """The body is exactly `return make_float2(a.x OP b.x, a.y OP b.y);` (or float2(...), float2{...},
+    {...}) over the type's components."""
+    tokens = [
+        t.decode() for t in _TOKEN.findall(re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", _bytes(body, source), flags=re.S))
+    ]
+    if tokens[:2] != ["{", "return"] or tokens[-2:] != [";", "}"]:
+        return False
+    expression = tokens[2:-2]
+    if expression[:1] in (["make_" + vector], [vector]):
+        expression = expression[1:]
+    if len(expression) < 2 or (expression[0], expression[-1]) not in (("(", ")"), ("{", "}")):
+        return False
+    a, b = names
+    components = [[a, ".", c, operator, b, ".", c] for c in COMPONENTS[: int(vector[-1])]]
+    return expression[1:-1] == [t for i, part in enumerate(components) for t in ([","] if i else []) + part]
 
 
 def _is_pointer(parameter) -> bool:
