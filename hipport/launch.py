@@ -104,7 +104,7 @@ def plain_check_arguments(argv: list[str]) -> dict | None:
         name, equals, value = arg.partition("=")
         key = _VALUED.get(name)
         if key is None:
-            return None  # --help, --write-baseline, --shim-header, --, -qq, a path named -x: click's
+            return None  # --help, --write-baseline, --shim-header, --torch-version, --, -qq, a path named -x: click's
         if not equals:
             following = next(args, None)
             if following is None:

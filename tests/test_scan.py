@@ -75,3 +75,21 @@ def windows_of(size: int):
         yield
     finally:
         scan_module.WINDOW = saved
+
+
+def test_integer_constants_reads_defines_and_constants_and_drops_conflicting_names():
+    from hipport.parse.scan import integer_constants
+
+    source = (
+        b"#define WARP_SIZE (32U)\n"
+        b"static constexpr int kWarp = 0x20;\n"
+        b"#define TILE 16\n"
+        b"#undef TILE\n"
+        b"#define TILE 8\n"
+        b"#define NOT_A_NUMBER foo\n"
+        b"int ordinary = 32;\n"
+    )
+    found = integer_constants(source)
+    assert {name: value for name, (value, _, _) in found.items()} == {"WARP_SIZE": 32, "kWarp": 32}
+    assert found["WARP_SIZE"][1] == "32U"
+    assert source[: found["kWarp"][2]].endswith(b"kWarp")

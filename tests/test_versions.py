@@ -176,7 +176,9 @@ def test_roc_header_paths_move_too(rules):
 def test_headers_that_never_had_a_flat_path_ignore_the_target(rules):
     source = "#include <nvrtc.h>\n#include <cub/cub.cuh>\n#include <cudnn.h>\n"
     out, found = port(source, rules, "--hip-version", "4.5")
-    assert out == "#include <hip/hiprtc.h>\n#include <hipcub/hipcub.hpp>\n#include <miopen/miopen.h>\n"
+    # hipCUB's headers choose their back end by __HIP_PLATFORM_AMD__: the runtime comes first (rules/cub-headers.toml)
+    assert out == ("#include <hip/hip_runtime.h>\n#include <hip/hiprtc.h>\n#include <hipcub/hipcub.hpp>\n"
+                   "#include <miopen/miopen.h>\n")
     assert found == []
 
 

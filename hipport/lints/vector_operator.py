@@ -63,7 +63,7 @@ def vector_operator_findings(source: bytes, rules: RuleSet) -> list[SemanticFind
     from hipport.parse.treesitter import _parser
 
     root = _parser().parse(source).root_node
-    line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
+    line_starts = line_starts_of(source)
     found: list[SemanticFinding] = []
     for definition, conditions in scoped_items(root, (), source, ("function_definition", "declaration"), _CONTAINERS):
         for lint in wanted:
@@ -84,7 +84,10 @@ def _prefilter(lint: StructuralLint) -> re.Pattern[bytes]:
     pattern = _PREFILTERS.get(key)
     if pattern is None:
         types = "|".join(map(re.escape, lint.names))
-        pattern = _PREFILTERS[key] = re.compile(rf"operator\s*(?:{lint.text})\s*\(\s*(?:{types})\s*&".encode())
+        first = r"(?:const\s+)?(?:{types})\b" if lint.position == "binary" else r"(?:{types})\s*&"
+        pattern = _PREFILTERS[key] = re.compile(
+            (rf"operator\s*(?:{lint.text})\s*\(\s*" + first.format(types=types)).encode()
+        )
     return pattern
 
 
@@ -125,6 +128,8 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
     if not parameters:
         return None
     vector = _parameter_type(parameters[0], source)
+    if lint.position == "binary":
+        return _binary(node, lint, source, operator, parameters, name_node) if vector in lint.names else None
     if vector not in lint.names or not _is_mutable_reference(parameters[0], source):
         return None
     increment = operator in ("++", "--")
@@ -175,6 +180,80 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
         None,
         None,
     )
+
+
+def _binary(node, lint: StructuralLint, source: bytes, operator: str, parameters, name_node) -> SemanticFinding | None:
+    """A free binary operator on two of the same vector type, each by value or const reference:
+    as good a match as HIP's non-template friend, so every use is ambiguous."""
+    vector = _parameter_type(parameters[0], source)
+    if len(parameters) != 2 or _parameter_type(parameters[1], source) != vector:
+        return None  # a scalar operand: HIP's operator for it is a template, which loses
+    if any(_is_mutable_reference(p, source) or _is_pointer(p) for p in parameters):
+        return None
+    signature = f"operator{operator}({', '.join(' '.join(_text(p, source).split()) for p in parameters)})"
+    message = lint.message.replace("{name}", vector)
+    body = node.child_by_field_name("body") if node.type == "function_definition" else None
+    names = [_declared_name(p, source) for p in parameters]
+    if (
+        body is not None
+        and lint.fix_safe
+        and lint.fix
+        and all(names)
+        and _returns_componentwise(body, source, names, operator, vector)
+    ):
+        edits = _guard(node, source, line_starts_of(source), lint.fix)
+        if edits is not None:
+            return SemanticFinding(
+                lint.code,
+                name_node.start_byte,
+                name_node.end_byte,
+                signature,
+                f"{message} This one works component by component like HIP's, so it is kept for NVIDIA only "
+                f"(#if {lint.fix}).",
+                "info",
+                lint.library,
+                lint.fix,
+                Applicability.SAFE,
+                tuple(edits),
+            )
+    return SemanticFinding(
+        lint.code,
+        name_node.start_byte,
+        name_node.end_byte,
+        signature,
+        message,
+        lint.severity or "error",
+        lint.library,
+        None,
+        None,
+    )
+
+
+def line_starts_of(source: bytes) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(rb"\n", source)]
+
+
+def _returns_componentwise(body, source: bytes, names: list[str], operator: str, vector: str) -> bool:
+    """The body is exactly `return make_float2(a.x OP b.x, a.y OP b.y);` (or float2(...), float2{...},
+    {...}) over the type's components."""
+    tokens = [
+        t.decode() for t in _TOKEN.findall(re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", _bytes(body, source), flags=re.S))
+    ]
+    if tokens[:2] != ["{", "return"] or tokens[-2:] != [";", "}"]:
+        return False
+    expression = tokens[2:-2]
+    if expression[:1] in (["make_" + vector], [vector]):
+        expression = expression[1:]
+    if len(expression) < 2 or (expression[0], expression[-1]) not in (("(", ")"), ("{", "}")):
+        return False
+    a, b = names
+    components = [[a, ".", c, operator, b, ".", c] for c in COMPONENTS[: int(vector[-1])]]
+    return expression[1:-1] == [t for i, part in enumerate(components) for t in ([","] if i else []) + part]
+
+
+def _is_pointer(parameter) -> bool:
+    declarator = parameter.child_by_field_name("declarator")
+    return declarator is not None and declarator.type in ("pointer_declarator", "abstract_pointer_declarator")
 
 
 def _parameter_type(parameter, source: bytes) -> str:

@@ -85,7 +85,61 @@ def scan(
             for m in lints.literal_re.finditer(source)
             if literal_start_ok(source, m.start())
         ]
+        macro_uses = _macro_uses(source, lints)
+        if macro_uses:
+            candidates.literals = sorted(candidates.literals + macro_uses)
     return candidates
+
+
+# `#define WARP_SIZE 32`, `#define WARP_SIZE (32U)`: an object-like macro of one integer literal; and
+# `static constexpr int kWarp = 32;`, `const unsigned LANES = 32u;`: a named integer constant.
+_CONSTANT = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$"
+    rb"|\b(?:static\s+)?(?:constexpr|const)\s+(?:static\s+)?(?:const\s+)?"
+    rb"(?:unsigned\s+int|unsigned|int|uint32_t|int32_t|size_t|long)\s+"
+    rb"([A-Za-z_]\w*)\s*=\s*\(?\s*([0-9][0-9A-Fa-fxXuUlL']*)\s*\)?\s*;",
+    re.M,
+)
+# How a use may derive a lint's literal from the constant: M - 1 (a lane mask), M / 2 (a first offset).
+MACRO_DERIVED = (lambda v: v, lambda v: v - 1, lambda v: v // 2)
+
+
+def integer_constants(source: bytes) -> dict[str, tuple[int, str, int]]:
+    """name -> (value, spelling, where its definition's name ends) of the file's integer macros and
+    constants; a name defined twice with different values is left out (which one a use sees depends
+    on scopes and #if branches)."""
+    found: dict[str, tuple[int, str, int] | None] = {}
+    if b"define" not in source and b"const" not in source:
+        return {}
+    for m in _CONSTANT.finditer(source):
+        group = 1 if m.group(1) is not None else 3
+        value = int_value(m.group(group + 1))
+        if value is None:
+            continue
+        name = m.group(group).decode("ascii")
+        if name not in found or (found[name] or (None,))[0] == value:
+            found[name] = (value, m.group(group + 1).decode("ascii"), m.end(group))
+        else:
+            found[name] = None
+    return {name: known for name, known in found.items() if known is not None}
+
+
+def _macro_uses(source: bytes, lints: LintIndex) -> list[tuple[int, int, int | None]]:
+    """Uses of the file's integer macros and constants whose value (or M - 1, M / 2) a literal lint
+    looks for: the matcher judges them as the literal, `threadIdx.x % WARP_SIZE` as `threadIdx.x % 32`."""
+    constants = {
+        name.encode(): (value, name_end)
+        for name, (value, _, name_end) in integer_constants(source).items()
+        if any(derive(value) in lints.by_literal for derive in MACRO_DERIVED)
+    }
+    if not constants:
+        return []
+    uses = re.compile(rb"\b(" + b"|".join(map(re.escape, constants)) + rb")\b")
+    return [
+        (m.start(), m.end(), constants[m.group()][0])
+        for m in uses.finditer(source)
+        if m.end() != constants[m.group()][1]
+    ]
 
 
 def _window_end(source: bytes, start: int) -> int:

@@ -181,10 +181,11 @@ def _load_cache(f):
 def _cache_globals() -> frozenset[tuple[str, str]]:
     from re import _compile  # type: ignore[attr-defined]  # how pickle rebuilds the compiled patterns a LintIndex holds
 
+    from hipport.ruleset.codes import CodeTables
     from hipport.ruleset.dialects import Dialect, DialectLayer
     from hipport.ruleset.lintrules import LintIndex
 
-    return allowed_globals(*_RECORDS, LintIndex, Dialect, DialectLayer, _record, _ruleset, _compile)
+    return allowed_globals(*_RECORDS, LintIndex, Dialect, DialectLayer, CodeTables, _record, _ruleset, _compile)
 
 
 def _record(cls, values: tuple):

@@ -58,8 +58,10 @@ MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # used as an operand of a binary operator matching TEXT (hipport/parse/treesitter/lints/semantic.py)
     "handle-arithmetic": (frozenset({"names", "text"}), frozenset()),
     # a free, non-template operator matching TEXT on one of the vector types NAMES,
-    # which HIP's own member operators make ambiguous (hipport/lints/vector_operator.py)
-    "vector-operator": (frozenset({"names", "text"}), frozenset()),
+    # which HIP's own member operators make ambiguous (hipport/lints/vector_operator.py);
+    # POSITION "binary": a binary operator taking two of the type (by value or const reference),
+    # which HIP's non-template friends make ambiguous
+    "vector-operator": (frozenset({"names", "text"}), frozenset({"position"})),
     # argument N of a call to NAMES is a variable its function declares with one of TYPES: a
     # pointer to one with POINTER (`T *p` passed as p or p + i, `T v` passed as &v), else a value
     "argument-type": (frozenset({"names", "argument", "types"}), frozenset({"pointer"})),
@@ -93,6 +95,7 @@ LITERAL_TRIGGERED = {"binary-operand", "loop-bound", "shared-array"}
 # (a compatibility shim that defines __shfl_sync, or its own __CUDA_ARCH__).
 OWN_NAME_SILENCES = {"argument-type", "call-argument", "call-result-type", "call-on-call", "name", "macro-test"}
 POSITIONS = {"initializer", "condition"}
+VECTOR_POSITIONS = {"binary"}
 REGEX_FIELDS = ("operand", "calls", "subscript", "text", "pattern")
 
 
@@ -233,8 +236,9 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
         parts = operator.split()
         if len(parts) != 2 or int_value(parts[1]) is None:
             return "operators", f"operators are 'OP LITERAL' pairs such as '% 32', got {operator!r}"
-    if entry.get("position", "initializer") not in POSITIONS:
-        return "position", f"position must be one of {', '.join(sorted(POSITIONS))}"
+    positions = VECTOR_POSITIONS if match == "vector-operator" else POSITIONS
+    if "position" in entry and entry["position"] not in positions:
+        return "position", f"position must be one of {', '.join(sorted(positions))}"
     if "fix_safe" in entry and "fix" not in entry and "hip" not in entry:
         return "fix_safe", "fix_safe needs a fix"
     for name in ("fixed_severity", "value_severity"):

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import re
 
+from hipport.parse.scan import integer_constants
 from hipport.parse.treesitter.tree_path import NodePath
-from hipport.ruleset.lintrules import int_value
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FUNCTION_NODES = frozenset({"function_definition", "lambda_expression"})
 SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text _scope_text gives
-_DEFINE_VALUE = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*([0-9][0-9A-Fa-fxXuUlL']*)[ \t]*\)?[ \t]*$", re.M
-)
 
 
 class ContextReader:
@@ -84,11 +81,9 @@ class ContextReader:
         return known
 
     def _macro_value(self, name: str) -> tuple[int | None, str]:
-        """The value and spelling of an object-like #define of an integer literal in this file."""
+        """The value and spelling of an integer #define or constant of this file (scan.integer_constants)."""
         if self._macro_values is None:
-            self._macro_values = {}
-            for m in _DEFINE_VALUE.finditer(self.source):
-                value = int_value(m.group(2))
-                if value is not None:
-                    self._macro_values[m.group(1).decode("ascii")] = (value, m.group(2).decode("ascii"))
+            self._macro_values = {
+                n: (value, spelled) for n, (value, spelled, _) in integer_constants(self.source).items()
+            }
         return self._macro_values.get(name, (None, ""))

@@ -95,6 +95,8 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
         node = path.seek(start, end)
         depth = path.depth
         node_type = path.type_at(depth)
+        if self.source[start : start + 1].isalpha() or self.source[start : start + 1] == b"_":
+            return self._at_macro(path, depth, start, end, value)
         if node_type == "preproc_arg":
             return [
                 hit
@@ -110,6 +112,50 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
             if hit is not None:
                 hits.append(hit)
         return hits
+
+    def _at_macro(self, path: NodePath, depth: int, start: int, end: int, value: int) -> list[LintHit]:
+        """Hits at a use of an integer macro (scan's macro uses): judged as the literal it stands for,
+        `WARP_SIZE - 1` as 31 and `WARP_SIZE / 2` as 16, and reported naming the macro."""
+        name = self.source[start:end].decode("ascii")
+        detail = f"({name} is defined as {self._macro_value(name)[1]})"
+        node_type = path.type_at(depth)
+        if node_type == "preproc_arg":
+            hits = [
+                self._lexical_binary(self.index.rules[r], path.at(depth), start, end, value)
+                for r in self.index.by_literal.get(value, ())
+            ]
+        elif node_type != "identifier" or path.at(depth).start_byte != start or path.at(depth).end_byte != end:
+            return []
+        else:
+            value, depth = self._derived(path, depth, value)
+            hits = [
+                getattr(self, "_" + rule.match.replace("-", "_"))(rule, path, depth, value)
+                for rule in map(self.index.rules.__getitem__, self.index.by_literal.get(value, ()))
+            ]
+        found = [hit for hit in hits if hit is not None]
+        for hit in found:
+            hit.fixable, hit.detail = False, detail
+        return found
+
+    def _derived(self, path: NodePath, depth: int, value: int) -> tuple[int, int]:
+        """(value, depth) of the expression a macro use stands in: `M - 1` or `M / 2` (parenthesized
+        or not) when the macro is its left operand, else the macro itself."""
+        if path.type_at(depth - 1) != "binary_expression":
+            return value, depth
+        parent = path.at(depth - 1)
+        operator, right = parent.child_by_field_name("operator"), parent.child_by_field_name("right")
+        if parent.child_by_field_name("left") != path.at(depth) or operator is None or right is None:
+            return value, depth
+        amount = int_value(self._text(right)) if right.type == "number_literal" else None
+        derived = {("-", 1): value - 1, ("/", 2): value // 2, (">>", 1): value // 2}.get(
+            (self._text(operator), amount or 0)
+        )
+        if amount is None or derived is None:
+            return value, depth
+        depth -= 1
+        while path.type_at(depth - 1) == "parenthesized_expression":
+            depth -= 1
+        return derived, depth
 
     # -- name-triggered matchers ---------------------------------------------------
 
