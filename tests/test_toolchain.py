@@ -67,6 +67,10 @@ def test_amd_checks_a_c_unit_as_host_c_the_way_nvcc_does():
     assert "-D__HIP_PLATFORM_AMD__=1" in command and "-DN=3" in command
     hip = Hipcc(SETTINGS, "hipcc").check_command(Path("a.cpp")).argv
     assert hip[hip.index("-x") + 1] == "hip"
+    plain = Nvcc(SETTINGS, "nvcc", None).check_command(Path("a.c")).argv
+    assert plain[plain.index("-x") + 1] == "c"  # nvcc's own choice for the original
+    hip_nvidia = Nvcc(SETTINGS, "nvcc", Path("/hip/include")).check_command(Path("a.c")).argv
+    assert hip_nvidia[hip_nvidia.index("-x") + 1] == "cu"  # hipcc's on the NVIDIA platform
 
 
 @needs_hipcc

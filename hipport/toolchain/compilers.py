@@ -146,7 +146,14 @@ class Nvcc:
         return cmd
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
-        cmd = self._base() + ["-c", "-o", "/dev/null", *self.settings.unit_flags([unit])]
+        flags = self.settings.unit_flags([unit])
+        base = self._base()
+        if unit.suffix == ".c" and self.hip_headers is None:
+            # plain nvcc (the original) compiles a .c file as C with the host compiler; hipcc on
+            # the NVIDIA platform passes -x cu for every file, so a port's .c stays CUDA here
+            base[base.index("-x") + 1] = "c"
+            flags = [f for f in flags if not f.startswith(("-std=c++", "-std=gnu++"))]
+        cmd = base + ["-c", "-o", "/dev/null", *flags]
         return Command((*cmd, *[f"-I{d}" for d in include_dirs], str(unit)))
 
     def build_command(self, units: list[Path], output: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
