@@ -153,12 +153,25 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
         else None
     )
     message = lint.message.replace("{name}", vector)
-    start, end = name_node.start_byte, name_node.end_byte
+    if edits is not None:
+        return _finding(lint, name_node, signature, message, edits)
+    return _finding(
+        lint,
+        name_node,
+        signature,
+        f"{message} Remove or rename '{signature}': its body is not the component-by-component form that "
+        "HIP's operator is known to match.",
+        None,
+    )
+
+
+def _finding(lint: StructuralLint, name_node, signature: str, message: str, edits) -> SemanticFinding:
+    """With edits, the operator is kept for NVIDIA only (a safe fix, info); without, it needs a person."""
     if edits is not None:
         return SemanticFinding(
             lint.code,
-            start,
-            end,
+            name_node.start_byte,
+            name_node.end_byte,
             signature,
             f"{message} This one works component by component like HIP's, so it is kept for NVIDIA only "
             f"(#if {lint.fix}).",
@@ -170,11 +183,10 @@ def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) ->
         )
     return SemanticFinding(
         lint.code,
-        start,
-        end,
+        name_node.start_byte,
+        name_node.end_byte,
         signature,
-        f"{message} Remove or rename '{signature}': its body is not the component-by-component form that "
-        "HIP's operator is known to match.",
+        message,
         lint.severity or "error",
         lint.library,
         None,
@@ -203,30 +215,8 @@ def _binary(node, lint: StructuralLint, source: bytes, operator: str, parameters
     ):
         edits = _guard(node, source, line_starts_of(source), lint.fix)
         if edits is not None:
-            return SemanticFinding(
-                lint.code,
-                name_node.start_byte,
-                name_node.end_byte,
-                signature,
-                f"{message} This one works component by component like HIP's, so it is kept for NVIDIA only "
-                f"(#if {lint.fix}).",
-                "info",
-                lint.library,
-                lint.fix,
-                Applicability.SAFE,
-                tuple(edits),
-            )
-    return SemanticFinding(
-        lint.code,
-        name_node.start_byte,
-        name_node.end_byte,
-        signature,
-        message,
-        lint.severity or "error",
-        lint.library,
-        None,
-        None,
-    )
+            return _finding(lint, name_node, signature, message, edits)
+    return _finding(lint, name_node, signature, message, None)
 
 
 def line_starts_of(source: bytes) -> list[int]:
