@@ -262,3 +262,24 @@ def test_the_gpu_table_counts_library_ports_and_programs_run_with_their_builds_a
     assert "  the port links HIP's libraries (hipblas): 1, of them AGREE: 1" in lines
     assert "  run with their build's arguments: 2, of them AGREE: 1" in lines
     assert any(line.startswith("  DIFFER     b: token 3") for line in lines)
+
+
+def test_a_makefile_that_compiles_its_c_files_as_cuda_says_so():
+    recipe = read_makefile("CC = nvcc\nCFLAGS := -std=c++17 -arch=sm_90 --x cu\nsource = a.c b.c\nrun: main\n\t./main 4\n")
+    assert "--x=cu" in recipe.nvcc_flags
+    plain = read_makefile("CC = nvcc\nCFLAGS := -std=c++17\nsource = a.c\nrun: main\n\t./main\n")
+    assert not any(f.startswith("--x") for f in plain.nvcc_flags)
+
+
+def test_a_c_unit_is_host_c_unless_its_build_names_cuda(tmp_path):
+    from hipport.toolchain import ToolSettings
+    from hipport.toolchain.compdb import load
+
+    unit = tmp_path / "a.c"
+    unit.write_text("int main(void) { return 0; }\n")
+    assert ToolSettings().compiles_as_c(unit)
+    for extra, as_c in (([], True), (["--x=cu"], False), (["-x", "cu"], False)):
+        database = tmp_path / "compile_commands.json"
+        database.write_text(json.dumps([{"directory": str(tmp_path), "file": str(unit),
+                                         "arguments": ["nvcc", *extra, "-c", str(unit)]}]))
+        assert ToolSettings(database=load(database)).compiles_as_c(unit) is as_c, extra

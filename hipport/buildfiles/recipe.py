@@ -13,6 +13,7 @@ are not installed.
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass
@@ -199,8 +200,17 @@ def read_makefile(text: str) -> Recipe:
     words = _words(" ".join(make.value(v) for v in ("CFLAGS", "CXXFLAGS", "NVCCFLAGS", "CUDAFLAGS")))
     flags = _portable(words)
     link = _words(" ".join(make.value(v) for v in ("LDFLAGS", "LDLIBS", "LIBS")))
-    nvcc = [*_openmp(words + link), *(w for w in [*words, *link] if _NVCC_FLAG.match(w))]
+    nvcc = [*_openmp(words + link), *_language(words), *(w for w in [*words, *link] if _NVCC_FLAG.match(w))]
     return Recipe("Makefile", program, tuple(sources), tuple(flags), runs, tuple(dict.fromkeys(nvcc)))
+
+
+def _language(words: list[str]) -> list[str]:
+    """nvcc's `-x cu` (`--x cu`): every source, .c ones too, is compiled as CUDA; one word, so that a
+    compile database keeps it with its value."""
+    for flag, value in itertools.pairwise(words):
+        if flag in ("-x", "--x") and value in ("cu", "cuda"):
+            return ["--x=cu"]
+    return [w for w in words if w in ("-x=cu", "--x=cu")][:1]
 
 
 def read_cmake(text: str) -> Recipe:

@@ -86,6 +86,14 @@ class ToolSettings:
         found = [f[5:] for f in self.unit_flags([unit]) if f.startswith("-std=")]
         return found[-1] if found else self.std
 
+    def compiles_as_c(self, unit: Path) -> bool:
+        """Whether nvcc builds the unit as host C: a .c file, unless its build names the language
+        (`nvcc -x cu`, which HeCBench's Makefiles give their .c files)."""
+        if unit.suffix != ".c":
+            return False
+        entry = database_entry(unit, self.database) if self.database else None
+        return getattr(entry, "language", None) in (None, "c")
+
 
 @dataclass(frozen=True)
 class Command:
@@ -113,7 +121,13 @@ class Headers:
 
 
 def database_flags(unit: Path, entries: Mapping[Path, Any]) -> tuple[str, ...]:
-    """The include paths, macros and standard a compile database gives a ported unit.
+    """The include paths, macros and standard a compile database gives a ported unit."""
+    entry = database_entry(unit, entries)
+    return tuple(entry.flags) if entry is not None else ()
+
+
+def database_entry(unit: Path, entries: Mapping[Path, Any]) -> Any:
+    """The compile database's entry for a ported unit, or None.
 
     The database may come from the ported build (same paths) or from the CUDA
     build (src/a.cu for a port at out/src/a.hip): then the entry whose path
@@ -132,7 +146,7 @@ def database_flags(unit: Path, entries: Mapping[Path, Any]) -> tuple[str, ...]:
 
         best = max(entries, key=tail, default=None)
         entry = entries[best] if best is not None and tail(best) > 0 else None
-    return tuple(entry.flags) if entry is not None else ()
+    return entry
 
 
 def _stem_parts(path: Path) -> tuple[str, ...]:

@@ -77,7 +77,7 @@ class Hipcc:
 
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         flags = [*self.settings.unit_flags([unit]), *[f"-I{d}" for d in include_dirs]]
-        if unit.suffix == ".c":
+        if self.settings.compiles_as_c(unit):
             # nvcc compiles a .c unit as host C (its CUDA calls come from headers with extern "C"
             # declarations); `-x hip` would make it C++ and HIP's runtime header's templates
             # land inside the unit's extern "C" blocks. A C++ -std does not apply to C.
@@ -148,7 +148,7 @@ class Nvcc:
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         flags = self.settings.unit_flags([unit])
         base = self._base()
-        if unit.suffix == ".c" and self.hip_headers is None:
+        if self.hip_headers is None and self.settings.compiles_as_c(unit):
             # plain nvcc (the original) compiles a .c file as C with the host compiler; hipcc on
             # the NVIDIA platform passes -x cu for every file, so a port's .c stays CUDA here
             base[base.index("-x") + 1] = "c"
