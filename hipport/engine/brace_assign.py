@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 
+from hipport.parse.lines import COMMENT_STRING
+
 from hipport.diagnostics import Edit
 
 _TYPES = rb"(?:__)?half2?|(?:__)?nv_bfloat162?|__hip_bfloat162?|hip_bfloat16"
 _ASSIGN = re.compile(rb"(?<![\w.>:])([A-Za-z_]\w*)(\s*=\s*)\{\s*\}")
-_SKIP = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+_SKIP = re.compile(COMMENT_STRING, re.S)
 
 
 def brace_assign_edits(source: bytes) -> list[Edit]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from hipport.parse.lines import COMMENT_STRING_CHAR
+
 from hipport.diagnostics import Edit
 
-_SKIP = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_SKIP = re.compile(COMMENT_STRING_CHAR, re.S)
 # `operator<< <T>(...)` is an explicit template argument list, not a launch.
 _OPEN = re.compile(rb"(?<!<)(?<!operator)(?<!operator )<[ \t]*<[ \t]*<(?!<)")
 _CLOSE = re.compile(rb">[ \t]*>[ \t]*>(?=\s*\()")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
+from hipport.parse.lines import COMMENT_STRING_CHAR
+
 from hipport.diagnostics import Edit
 
 # Comments, string and character literals, and #include lines are skipped; `register` anywhere
 # else is the keyword (it cannot name anything in C++).
-_SKIP = re.compile(
-    rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#[ \t]*include[^\n]*', re.S | re.M
-)
+_SKIP = re.compile(COMMENT_STRING_CHAR + rb"|^[ \t]*#[ \t]*include[^\n]*", re.S | re.M)
 _REGISTER = re.compile(rb"(?<![\w$])register\b[ \t]*")
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-_SKIP = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+from hipport.parse.lines import COMMENT_STRING
+
+_SKIP = re.compile(COMMENT_STRING, re.S)
 # name<..., half, ...>( : a call of a function template with a half type argument
 _CALL = re.compile(rb"\b([A-Za-z_]\w*)\s*<(?=[^<>;(){}]*\b(?:__half|half)\b)[^<>;(){}]*>\s*\(")
 _NOT_CALLS = frozenset({b"static_cast", b"reinterpret_cast", b"const_cast", b"dynamic_cast", b"sizeof"})

@@ -17,3 +17,9 @@ def newline_of(source: bytes) -> bytes:
     """The line break a line added to source should end with: the first line's, else LF."""
     m = _BREAK.search(source)
     return b"\n" if m is None else m.group()
+
+
+# Source text that holds no code: comments and string literals, and (COMMENT_STRING_CHAR) character
+# literals too. The byte-level fixes that need no syntax tree skip what these match.
+COMMENT_STRING = rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"'
+COMMENT_STRING_CHAR = COMMENT_STRING + rb"|'(?:\\.|[^'\\\n])*'"

@@ -44,7 +44,6 @@ def port_source(
     result = _port(closed, rules, options, path, backend, declared_elsewhere)
     if spaced:  # `k << < g, b >> > (...)`: the closing-up is an edit of its own, where none overlaps it
         result.source = source
-        result.output = source if result.output is closed else result.output
         taken = [(e.start, max(e.end, e.start + 1)) for e in result.edits]
         result.edits = sorted(
             [*result.edits, *(e for e in spaced if not any(a < e.end and e.start < b for a, b in taken))],

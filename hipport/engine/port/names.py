@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from hipport.engine.builtin_types import own_type
-from hipport.engine.declared_type import declared_with
-
 from functools import cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Severity
-from hipport.engine.case_labels import absent_case_edit, case_label_span
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
+from hipport.engine.builtin_types import own_type
+from hipport.engine.case_labels import absent_case_edit, case_label_span
+from hipport.engine.declared_type import declared_with
 from hipport.engine.elaborated import elaborated_keyword
 from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
