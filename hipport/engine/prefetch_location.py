@@ -20,7 +20,8 @@ _NAME = re.compile(rb"\s*([A-Za-z_]\w*)\s*\Z")
 
 
 def prefetch_plan(site: NameSite, source: bytes) -> tuple[list[Edit], str | None]:
-    """Edits for a location-form call, or a message for one the port cannot rewrite."""
+    """Edits for a location-form call, or the key of HP105's message (rules/codes.toml) for one the
+    port cannot rewrite."""
     arguments = site.arguments
     if arguments is None or len(arguments) != 4:
         return [], None
@@ -31,11 +32,7 @@ def prefetch_plan(site: NameSite, source: bytes) -> tuple[list[Edit], str | None
         device = var + b".type == hipMemLocationTypeDevice ? " + var + b".id : hipCpuDeviceId"
         return [Edit(*arguments[2], device), Edit(*arguments[3], b"0")], None
     if b"MemLocation" in text or b"{" in text or b"." in text:
-        return [], (
-            "CUDA 13's cudaMemPrefetchAsync(ptr, count, location, flags) has no HIP form: HIP's "
-            "hipMemPrefetchAsync(ptr, count, device, stream) takes the device number (hipCpuDeviceId "
-            "for the host); rewrite this call by hand"
-        )
+        return [], "prefetch-location"
     return [], None
 
 

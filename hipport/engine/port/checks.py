@@ -103,7 +103,8 @@ class LintAndSemanticSteps(PortState):
                 edits, problem = prefetch_plan(site, self.source)
                 self.edits.extend(edits)
                 if problem is not None:
-                    self._finding("HP105", site.start, site.end, site.name, problem)
+                    message = self.rules.code_tables.message("HP105", problem)
+                    self._finding("HP105", site.start, site.end, site.name, message)
         for finding in host_half_findings(self.source):
             self._finding(*finding)
 
