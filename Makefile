@@ -96,7 +96,7 @@ demo: $(STAMP) bytecode hipcc hipcpu
 	$(BIN)/hipport convert examples -o demo-out --rename --hip-version $(DEMO_HIP) --report demo-out.json
 	$(BIN)/hipport report --from demo-out.json
 	$(BIN)/hipport report --from demo-out.json --format html -o demo-report.html
-	$(BIN)/hipport verify demo-out
+	$(BIN)/hipport verify demo-out --report demo-out.json
 	@if command -v nvcc >/dev/null 2>&1 && [ -d "$(HIP_NVIDIA)/include/hip" ]; then \
 	  echo "$(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA) --report demo-out.json"; \
 	  $(BIN)/hipport verify demo-out --platform nvidia --hip-path $(HIP_NVIDIA) --report demo-out.json || \

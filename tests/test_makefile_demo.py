@@ -56,7 +56,7 @@ def test_demo_skips_the_run_step_with_one_line_without_the_runtime(tmp_path):
     skipped = [line for line in result.stdout.splitlines() if "HIP CPU Runtime" in line]
     assert skipped == [f"demo: no HIP CPU Runtime in {tmp_path / 'missing'}: the run step (verify --run) is skipped"]
     assert calls and not any("--run" in call for call in calls), calls
-    assert calls[-1] == "verify demo-out"  # everything before the run step still ran
+    assert calls[-1] == "verify demo-out --report demo-out.json"  # everything before the run step still ran
 
 
 def test_demo_runs_the_programs_when_the_runtime_is_there(tmp_path):
