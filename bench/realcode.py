@@ -11,6 +11,10 @@ the clean-verdict precision and the conversion time. The results go to JSON and 
 with a committed baseline: a unit that compiled in the baseline and fails now is a REGRESSION
 (exit status 1 unless --allow-regressions). Units the baseline does not know are not compared.
 
+--target 6.3 measures the default port instead (convert with no --hip-version; verify on AMD with
+`--hip-path ../shared/vendor/HIP-amd`), the target issue 25 measures; its results and baseline are
+bench/corpus-results-6.3.json and bench/corpus-baseline-6.3.json unless --results/--baseline say otherwise.
+
 --samples FILE ports only the directories FILE lists (one per line, relative to the corpus),
 staged with the include directories into a scratch tree: the small subset the test suite runs.
 """
@@ -79,15 +83,32 @@ def stage(corpus: Path, samples: list[str], includes: list[str], dest: Path) -> 
     return dest
 
 
-def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_column: bool = True) -> dict:
-    """Convert and verify; the results: figures, conversion time and each unit's verdict."""
-    version = installed_hip_version()
+def hip_amd() -> Path | None:
+    """HIP 6.3's AMD headers: ../shared/vendor/HIP-amd beside the clone (or a parent)."""
+    return next((p / "shared" / "vendor" / "HIP-amd" for p in REPO.parents
+                 if (p / "shared" / "vendor" / "HIP-amd" / "include").is_dir()), None)
+
+
+def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_column: bool = True,
+        target: str | None = None) -> dict:
+    """Convert and verify; the results: figures, conversion time and each unit's verdict.
+    target None ports for the installed hipcc's HIP; a version ports with convert's default target
+    and verifies against HIP-amd's headers (the default port, 6.3)."""
+    version = target or installed_hip_version()
+    amd_platform: tuple[str, ...] = ()
+    if target is not None:
+        headers = hip_amd()
+        if headers is None:
+            raise HarnessError("--target needs HIP's AMD headers in ../shared/vendor/HIP-amd")
+        amd_platform = ("--hip-path", str(headers))
     out, report, verdicts_json, log = work / "out", work / "report.json", work / "verify.json", work / "verify.log"
     if out.exists():
         shutil.rmtree(out)
     work.mkdir(parents=True, exist_ok=True)
-    convert_args = ["convert", str(corpus), "-o", str(out), "--hip-version", version, "--no-cache",
+    convert_args = ["convert", str(corpus), "-o", str(out), "--no-cache",
                     "--jobs", str(jobs), "--report", str(report), "-q"]
+    if target is None:
+        convert_args += ["--hip-version", version]
     if convert_takes_include_dirs():
         for rel in includes:
             convert_args += ["--include-dir", str(corpus / rel)]
@@ -99,7 +120,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_col
     if converted.returncode != 0:  # some files could not be ported: the rest is still worth measuring
         print(f"realcode: hipport convert exited {converted.returncode}:\n{converted.stderr.strip()[-2000:]}",
               file=sys.stderr)
-    joined = verify_joined(out, report, includes, jobs, verdicts_json, log)
+    joined = verify_joined(out, report, includes, jobs, verdicts_json, log, amd_platform)
     nvidia = verify_nvidia(out, report, includes, work, jobs) if nvidia_column else None
     converted_report = json.loads(report.read_text(encoding="utf-8"))
     summary = converted_report["summary"]
@@ -109,6 +130,7 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_col
     return {
         "schema": 1,
         "corpus": corpus.name,
+        "target": target,
         "hip_version": version,
         "includes": includes,
         "conversion_seconds": round(seconds, 2),
@@ -151,7 +173,7 @@ def verify_joined(out: Path, report: Path, includes: list[str], jobs: int, verdi
                  if (p / "shared" / "vendor" / "ROCm-libs" / "include").is_dir()), None)
     if rocm is not None and not os.environ.get("HIPPORT_ROCM_PATH"):  # ROCm 6.3's library headers
         args += ["--rocm-path", str(rocm)]
-    if platform and (REPO / ".cuda-libs" / "include").is_dir():  # make cuda-lib-headers
+    if "nvidia" in platform and (REPO / ".cuda-libs" / "include").is_dir():  # make cuda-lib-headers
         args += ["--cuda-lib-path", str(REPO / ".cuda-libs")]
     for rel in includes:
         args += ["-I", str(out / rel)]
@@ -210,7 +232,8 @@ def report_lines(results: dict, baseline: dict | None) -> list[str]:
     from hipport.verify.summary import TITLES, table_lines
 
     s = results["summary"]
-    lines = [f"corpus {results['corpus']}: HIP {results['hip_version']}, includes {' '.join(results['includes']) or '-'}",
+    target = " (the default port, HIP-amd's headers)" if results.get("target") else ""
+    lines = [f"corpus {results['corpus']}: HIP {results['hip_version']}{target}, includes {' '.join(results['includes']) or '-'}",
              *table_lines(s),
              f"TUs the port edited: {results['edited_units']['compiled']} / {results['edited_units']['units']} compile",
              f"conversion time: {results['conversion_seconds']:.2f} s wall (--jobs 2, --no-cache)"]
@@ -252,13 +275,18 @@ def main(argv: list[str] | None = None) -> int:
                              "space-separated; default: Common)")
     parser.add_argument("--samples", type=Path, help="only these directories of the corpus (one per line)")
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="scratch directory for the port")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
-    parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE)
+    parser.add_argument("--results", type=Path, default=None, help=f"default {DEFAULT_RESULTS.name}")
+    parser.add_argument("--baseline", type=Path, default=None, help=f"default {DEFAULT_BASELINE.name}")
     parser.add_argument("--write-baseline", action="store_true", help="write the results as the new baseline")
     parser.add_argument("--allow-regressions", action="store_true", help="exit 0 even when units regressed")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--target", choices=("6.3",), default=None,
+                        help="measure the default port (6.3) against HIP-amd's headers, not the installed hipcc's HIP")
     parser.add_argument("--no-nvidia", action="store_true", help="skip the NVIDIA column (nvcc is slower)")
     args = parser.parse_args(argv)
+    suffix = f"-{args.target}" if args.target else ""
+    args.results = args.results or REPO / "bench" / f"corpus-results{suffix}.json"
+    args.baseline = args.baseline or REPO / "bench" / f"corpus-baseline{suffix}.json"
     corpus = Path(args.corpus) if args.corpus else default_corpus()
     if corpus is None or not corpus.is_dir():
         print(f"realcode: no corpus at {corpus or '../shared/' + CORPUS_PATH.as_posix()}; give --corpus DIR",
@@ -271,13 +299,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.samples is not None:
             samples = [s.strip() for s in args.samples.read_text().splitlines() if s.strip() and not s.startswith("#")]
             tree = stage(corpus, samples, includes, args.work / "staged" / corpus.name)
-        results = run(tree, includes, args.work, args.jobs, nvidia_column=not args.no_nvidia)
+        results = run(tree, includes, args.work, args.jobs, nvidia_column=not args.no_nvidia, target=args.target)
         results["samples"] = args.samples.name if args.samples is not None else None
     except HarnessError as exc:
         print(f"realcode: {exc}", file=sys.stderr)
         return 2
     baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline.is_file() else None
-    if baseline is not None and (baseline.get("corpus"), baseline.get("samples")) != (corpus.name, results.get("samples")):
+    if baseline is not None and ((baseline.get("corpus"), baseline.get("samples"), baseline.get("target"))
+                                 != (corpus.name, results.get("samples"), results.get("target"))):
         print(f"realcode: {args.baseline} is for another corpus or subset; nothing to compare with")
         baseline = None
     print("\n".join(report_lines(results, baseline)))
