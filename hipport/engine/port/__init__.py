@@ -9,7 +9,7 @@ from hipport.engine.edits import apply_edits
 from hipport.engine.includes import plan_includes
 from hipport.engine.launch_blanks import closed_up
 from hipport.engine.linkage import out_of_linkage
-from hipport.engine.warp.enable import header_defines, with_enable_define
+from hipport.engine.warp.enable import group_member_defines, header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launch_scan
 from hipport.engine.members import member_rewrites
@@ -23,6 +23,7 @@ from hipport.parse.sites import ParsedFile
 from hipport.ruleset.dialects import dialect_for
 from hipport.ruleset.model import RuleSet
 from hipport.suppress import apply_suppressions
+from hipport.versions import format_version
 
 __all__ = ["FileResult", "port_source"]
 
@@ -90,6 +91,23 @@ def _port(
 class _Porter(NameRuleSteps, LintAndSemanticSteps):
     """One file's port: the steps, in order; the state and each step's methods come from the base classes."""
 
+    def _group_member_defines(self) -> None:
+        """Cooperative groups' vote and match members need the masked intrinsics' macro (HP212)."""
+        for define, start, end, member in group_member_defines(self.rules, self.target, self.source):
+            self.enable_defines.add(define)
+            if "define:" + define in self.reported_once:
+                continue
+            self.reported_once.add("define:" + define)
+            self._finding(
+                "HP212",
+                start,
+                end,
+                member,
+                f"the cooperative group member '{member}' exists in HIP {format_version(self.target)} only when "
+                f"{define} is defined before the HIP headers are included: the port defines it before the HIP "
+                f"runtime include; a unit that includes the HIP runtime before this file needs -D{define}",
+            )
+
     def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
         # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
         # from the backend); a project header's macros hide them in the whole file.
@@ -142,6 +160,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             for finding in members.findings:
                 self._finding(*finding)
         self._source_fixes(parsed)
+        self._group_member_defines()
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(

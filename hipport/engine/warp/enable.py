@@ -22,6 +22,33 @@ USES_WARP_SYNC = "<warp-sync>"
 WARP_SYNC_CALL = re.compile(rb"\b__(?:shfl(?:_up|_down|_xor)?|any|all|ballot|match_any|match_all)_sync\s*\(")
 
 
+# A cooperative group's vote or match member called with an argument (`tile.ballot(p)`, `g->any(p)`).
+# HIP 6.2 to 6.4 declare these members of thread_block_tile and coalesced_group only behind the
+# same macro as the intrinsics they call (amd_hip_cooperative_groups.h): member X is the group form
+# of the __X_sync rewrite rule, so the rule's versions and macro are the member's. bitset's any()
+# and all() take no argument, so they do not match.
+GROUP_MEMBER_CALL = re.compile(rb"(?:\.|->)\s*(ballot|any|all|match_any|match_all)\s*\(\s*[^\s)]")
+_GROUPS_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:hip/hip_)?cooperative_groups(?:\.h)?[>\"]", re.M)
+
+
+def group_member_defines(rules, target, source: bytes) -> list[tuple[str, int, int, str]]:
+    """The enabling macros the cooperative-group members this file calls need at target: for
+    each macro, its first call as (macro, start, end, member)."""
+    if not _GROUPS_INCLUDE.search(source):
+        return []
+    from hipport.versions import parse_version
+
+    found: dict[str, tuple[str, int, int, str]] = {}
+    for m in GROUP_MEMBER_CALL.finditer(source):
+        member = m.group(1).decode("ascii")
+        rule = rules.rewrites.get(f"__{member}_sync")
+        if rule is None or not rule.enable_define or rule.default_since is None:
+            continue
+        if parse_version(rule.since) <= target < parse_version(rule.default_since):
+            found.setdefault(rule.enable_define, (rule.enable_define, m.start(1), m.end(1), member))
+    return list(found.values())
+
+
 def header_defines(rules, target, declared_elsewhere: frozenset[str]) -> set[str]:
     """The enabling macros a file needs for what the project headers it includes call."""
     if USES_WARP_SYNC not in declared_elsewhere:
