@@ -40,6 +40,8 @@ class NameRuleSteps(QualifiedSteps):
             return
         if role is _MARKER:
             self.uses_device_code = self.uses_device_code or not own_type(name, self.source, self.result.path)
+            if rules.names.get(name) is not None and rules.names[name].hip is None:  # __grid_constant__
+                self._apply_name_rule(site, rules.names[name])
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
