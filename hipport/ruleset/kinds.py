@@ -175,6 +175,21 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     # HIPCachingAllocatorMasqueradingAsCUDA::get): listed for explain, applied by its first identifier
     "qualified": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "build_test": ({"file": STR, "before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
+    # a CUB block primitive whose rocPRIM back end needs the block size to be a multiple of the wavefront
+    # for the algorithms named (hipport/engine/block_size.py): template arguments x, y, z are the block's
+    # dimensions, argument `algorithm` the algorithm (rules/cub-block-size.toml)
+    "block_primitive": (
+        {
+            "cuda": STR,
+            "x": INT,
+            "algorithm": INT,
+            "algorithms": STR_LIST,
+            "wavefront": INT,
+            "code": STR,
+            "message": STR,
+        },
+        {"y": INT, "z": INT, "note": STR},
+    ),
 }
 
 # Top-level scalars and lists that are not arrays of rules.

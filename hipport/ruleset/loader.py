@@ -237,6 +237,16 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     ruleset.code_tables.merge(data)
+    for entry in data.get("block_primitive", []):
+        dimensions = (entry["x"], entry.get("y", -1), entry.get("z", -1))
+        ruleset.block_primitives[entry["cuda"]] = (
+            dimensions,
+            entry["algorithm"],
+            tuple(entry["algorithms"]),
+            entry["wavefront"],
+            entry["code"],
+            entry["message"],
+        )
     if "markers" in data:
         ruleset.markers = ruleset.markers | frozenset(data["markers"])
     if "typedef_names" in data:

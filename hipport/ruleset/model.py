@@ -177,6 +177,9 @@ class RuleSet:
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
     member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
+    # CUB block primitive -> (x, y, z template argument indexes (-1: none), algorithm index, algorithms,
+    # wavefront, code, message): rules/cub-block-size.toml, hipport/engine/block_size.py
+    block_primitives: dict[str, tuple] = field(default_factory=dict)
     # CUDA struct type -> (HIP pointer typedef, HIP pointer-to-const typedef or None): `cudaArray *a` -> `hipArray_t a`
     pointer_types: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     structural_lints: list[StructuralLint] = field(default_factory=list)

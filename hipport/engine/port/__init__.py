@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hipport.diagnostics import Edit
 from hipport.engine.arguments import apply_plans
+from hipport.engine.block_size import block_size_findings
 from hipport.engine.port.file_result import FileResult
 from hipport.engine.edits import apply_edits
 from hipport.engine.includes import plan_includes
@@ -161,6 +162,8 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                 self._finding(*finding)
         self._source_fixes(parsed)
         self._group_member_defines()
+        for finding in block_size_findings(self.source, self.rules.block_primitives):
+            self._finding(*finding, library="CUB")
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(

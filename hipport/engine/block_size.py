@@ -1,0 +1,157 @@
+"""CUB block primitives whose hipCUB port needs a block size that is a multiple of the wavefront.
+
+`block_primitive` rules (rules/cub-block-size.toml) name a primitive (BlockLoad), which of its
+template arguments are the block's dimensions and its algorithm, and the algorithms rocPRIM
+static_asserts a wavefront multiple for. A use with one of those algorithms gets the rule's finding
+when its block size is a constant that is not such a multiple. A dimension is resolved from the
+file's text: an integer literal, a named integer constant (#define, const), or a parameter of the
+enclosing template, through the template arguments the file instantiates that template with (a
+kernel launched from a test function instantiated with 32 threads is followed back to the 32).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hipport.parse.scan import integer_constants
+from hipport.ruleset.lintrules import int_value
+
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
+_TEMPLATE = re.compile(rb"\btemplate\s*<")
+_NAMED = re.compile(rb"\s*(?:(?:struct|class)\s+([A-Za-z_]\w*)|[^;{(]*?([A-Za-z_]\w*)\s*\()")  # after template <...>
+_DEPTH = 3  # template parameters followed back through at most this many instantiations
+
+
+def block_size_findings(source: bytes, primitives: dict[str, tuple]) -> list[tuple[str, int, int, str, str]]:
+    """(code, start, end, name, message) for each use of a primitive whose block size is wrong."""
+    if not primitives or b"Block" not in source:
+        return []
+    text = _COMMENT.sub(lambda m: re.sub(rb"[^\n]", b" ", m.group()), source)  # same offsets and lines
+    constants = {name: value for name, (value, _, _) in integer_constants(text).items()}
+    names = b"|".join(re.escape(n.encode("ascii")) for n in sorted(primitives))
+    found = []
+    for m in re.finditer(rb"(?<![\w])(" + names + rb")\s*<", text):
+        name = m.group(1).decode("ascii")
+        (x, y, z), algorithm_at, algorithms, wavefront, code, message = primitives[name]
+        arguments = _arguments(text, m.end() - 1)
+        if arguments is None or len(arguments) <= max(x, algorithm_at):
+            continue
+        algorithm = arguments[algorithm_at].decode("utf-8", "replace").split("::")[-1].strip()
+        if algorithm not in algorithms:
+            continue
+        bad = _bad_size(text, m.start(), arguments, (x, y, z), constants, wavefront)
+        if bad is not None:
+            size, at = bad
+            where = f" (instantiated at line {_line_of(text, at)})" if at is not None else ""
+            words = {"name": name, "algorithm": algorithm, "size": size, "where": where, "wavefront": wavefront}
+            found.append((code, m.start(1), m.end(1), name, message.format(**words)))
+    return found
+
+
+def _bad_size(text: bytes, at: int, arguments: list[bytes], dims: tuple[int, int, int], constants, wavefront: int):
+    """(size, offset of the instantiation that gave it or None) for the first block size that is
+    not a multiple of the wavefront; None when every resolved size is one or none is known."""
+    options: list[list[tuple[int, int | None]]] = []
+    for index in dims:
+        if index < 0 or index >= len(arguments):
+            options.append([(1, None)])
+            continue
+        values = list(_values(text, at, arguments[index].strip(), constants, _DEPTH))
+        if not values:
+            return None  # a dimension hipport cannot resolve: no finding rather than a guess
+        options.append(values)
+    for vx, wx in options[0]:
+        for vy, wy in options[1]:
+            for vz, wz in options[2]:
+                size = vx * vy * vz
+                if size % wavefront:
+                    return size, next((w for w in (wx, wy, wz) if w is not None), None)
+    return None
+
+
+def _values(text: bytes, at: int, spelled: bytes, constants, depth: int) -> Iterator[tuple[int, int | None]]:
+    """The integer values the template argument spelled at offset at may have, each with the
+    offset of the instantiation it came from (None for a literal or constant in place)."""
+    value = int_value(spelled.decode("utf-8", "replace"))
+    if value is not None:
+        yield value, None
+        return
+    name = spelled.decode("utf-8", "replace")
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return
+    if name in constants:
+        yield constants[name], None
+        return
+    if depth == 0:
+        return
+    owner = _template_owning(text, at, name)
+    if owner is None:
+        return
+    template, position = owner
+    for m in re.finditer(rb"(?<![\w])" + re.escape(template.encode("ascii")) + rb"\s*<", text):
+        arguments = _arguments(text, m.end() - 1)
+        if arguments is None or position >= len(arguments) or _in_template_header(text, m.start()):
+            continue
+        for value, origin in _values(text, m.start(), arguments[position].strip(), constants, depth - 1):
+            yield value, origin if origin is not None else m.start()
+
+
+def _template_owning(text: bytes, at: int, parameter: str) -> tuple[str, int] | None:
+    """(template name, parameter index) of the nearest template before at that declares parameter."""
+    for m in reversed(list(_TEMPLATE.finditer(text, 0, at))):
+        arguments = _arguments(text, m.end() - 1)
+        if arguments is None:
+            continue
+        for index, declared in enumerate(arguments):
+            words = re.findall(rb"[A-Za-z_]\w*", declared.split(b"=")[0])
+            if words and words[-1].decode("ascii") == parameter and len(words) > 1:
+                close = _closing(text, m.end() - 1)
+                named = _NAMED.match(text, close + 1) if close >= 0 else None
+                if named is None:
+                    return None
+                return (named.group(1) or named.group(2)).decode("ascii"), index
+    return None
+
+
+def _line_of(text: bytes, at: int) -> int:
+    return text.count(b"\n", 0, at) + 1
+
+
+def _in_template_header(text: bytes, at: int) -> bool:
+    """Whether at is the `template <` of a declaration rather than a use (`BlockPrefixSumKernel<`)."""
+    return text[max(0, at - 9) : at].rstrip().endswith(b"template")
+
+
+def _closing(text: bytes, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, len(text)):
+        c = text[i : i + 1]
+        if c in b"<([":
+            depth += 1
+        elif c in b">)]":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c in b";{}":
+            return -1
+    return -1
+
+
+def _arguments(text: bytes, open_at: int) -> list[bytes] | None:
+    """The comma-separated template arguments of the `<` at open_at (nested <>, () and [] kept whole)."""
+    close = _closing(text, open_at)
+    if close < 0:
+        return None
+    parts, depth, start = [], 0, open_at + 1
+    for i in range(open_at + 1, close):
+        c = text[i : i + 1]
+        if c in b"<([":
+            depth += 1
+        elif c in b">)]":
+            depth -= 1
+        elif c == b"," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:close])
+    return parts
