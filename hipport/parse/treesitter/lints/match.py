@@ -247,6 +247,12 @@ class LintMatcher(LiteralMatchers, CoordinateMatchers, HandleMatchers):
             r"&\s*([A-Za-z_]\w*)\s*\[.*\]", text, re.S
         )
         spelled = "|".join(r"\s+".join(map(re.escape, t.split())) for t in sorted(rule.types, key=len, reverse=True))
+        if rule.pointer:  # a cast names the type itself: (half2*)&out[i], reinterpret_cast<__half2 *>(p)
+            cast = re.match(rf"(?:\(|\w+_cast\s*<)\s*(?:const\s+)?({spelled})\s*\*\s*[)>]", text)
+            if cast is not None:
+                return LintHit(
+                    rule.index, start, end, name, detail=f"(the argument is a {' '.join(cast.group(1).split())} *)"
+                )
         scope = self._scope_text(path, depth)
         if rule.pointer and address is not None:
             pattern = rf"(?<![\w*&])(?:const\s+)?({spelled})\s+{address.group(1)}\s*[;=,)\[]"
