@@ -43,9 +43,12 @@ def block_size_findings(source: bytes, primitives: dict[str, tuple]) -> list[tup
         bad = _bad_size(text, m.start(), arguments, (x, y, z), constants, wavefront)
         if bad is not None:
             size, at = bad
-            where = f" (instantiated at line {_line_of(text, at)})" if at is not None else ""
+            # The instantiation that gave the size is where the finding goes: the compiler's notes
+            # name it, and it is what to change; the primitive's own line when the size is in place.
+            where = f" through this instantiation (the {name} at line {_line_of(text, m.start())})" if at else ""
             words = {"name": name, "algorithm": algorithm, "size": size, "where": where, "wavefront": wavefront}
-            found.append((code, m.start(1), m.end(1), name, message.format(**words)))
+            start, end = (at, _name_end(text, at)) if at is not None else (m.start(1), m.end(1))
+            found.append((code, start, end, name, message.format(**words)))
     return found
 
 
@@ -112,6 +115,11 @@ def _template_owning(text: bytes, at: int, parameter: str) -> tuple[str, int] | 
                     return None
                 return (named.group(1) or named.group(2)).decode("ascii"), index
     return None
+
+
+def _name_end(text: bytes, at: int) -> int:
+    m = re.match(rb"[A-Za-z_]\w*", text[at : at + 200])
+    return at + (m.end() if m else 1)
 
 
 def _line_of(text: bytes, at: int) -> int:
