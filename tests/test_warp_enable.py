@@ -43,3 +43,30 @@ def test_a_unit_whose_header_calls_the_sync_intrinsics_defines_the_macro(tmp_pat
 def test_no_macro_where_the_target_declares_them_anyway(tmp_path, rules):
     unit, _ = _port(tmp_path, rules, Options(hip_version=parse_version("7.0")))
     assert b"HIP_ENABLE_WARP_SYNC_BUILTINS" not in unit
+
+
+GROUP_HEADER = b"""#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ inline int anyNegative(int v)
+{
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+    return tile.any(v < 0);
+}
+"""
+GROUP_UNIT = b"""#include <cuda_runtime.h>
+#include "votes.cuh"
+__global__ void k(const int *in, int *out) { out[threadIdx.x] = anyNegative(in[threadIdx.x]); }
+"""
+
+
+def test_a_unit_whose_header_calls_a_group_vote_member_defines_the_macro(tmp_path, rules):
+    # HIP 6.3 declares thread_block_tile::any behind the same macro as __any_sync
+    (tmp_path / "votes.cuh").write_bytes(GROUP_HEADER)
+    (tmp_path / "main.cu").write_bytes(GROUP_UNIT)
+    headers = ProjectHeaders(root=tmp_path)
+    unit = port_file(tmp_path / "main.cu", rules, Options(), headers=headers).output
+    header = port_file(tmp_path / "votes.cuh", rules, Options(), headers=headers).output
+    assert unit.startswith(DEFINE)
+    assert DEFINE in header
+    older = port_file(tmp_path / "main.cu", rules, Options(hip_version=parse_version("5.2")), headers=headers)
+    assert b"HIP_ENABLE_WARP_SYNC_BUILTINS" not in older.output

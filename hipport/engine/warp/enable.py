@@ -31,6 +31,12 @@ GROUP_MEMBER_CALL = re.compile(rb"(?:\.|->)\s*(ballot|any|all|match_any|match_al
 _GROUPS_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"](?:hip/hip_)?cooperative_groups(?:\.h)?[>\"]", re.M)
 
 
+def calls_group_votes(source: bytes) -> bool:
+    """A file that includes cooperative groups and calls a vote or match member (a project header
+    that does needs the macro in the units that include it, as USES_WARP_SYNC marks)."""
+    return bool(_GROUPS_INCLUDE.search(source) and GROUP_MEMBER_CALL.search(source))
+
+
 def group_member_defines(rules, target, source: bytes) -> list[tuple[str, int, int, str]]:
     """The enabling macros the cooperative-group members this file calls need at target: for
     each macro, its first call as (macro, start, end, member)."""
