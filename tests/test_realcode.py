@@ -45,3 +45,26 @@ def test_staging_keeps_the_corpus_layout_and_names_a_missing_sample(tmp_path):
         ["Common/h.h", "Samples/a/a.cu"]
     with pytest.raises(realcode.HarnessError, match="Samples/c"):
         realcode.stage(corpus, ["Samples/c"], ["Common"], tmp_path / "staged")
+
+
+def test_the_63_target_ports_by_default_and_verifies_against_hip_amd(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_hipport(*args, capture=True):
+        calls.append(args)
+        if args[0] == "convert":
+            report = Path(args[args.index("--report") + 1])
+            report.write_text('{"summary": {}, "files": []}')
+        if args[0] == "verify":
+            Path(args[args.index("--json") + 1]).write_text('{"summary": {}, "units": []}')
+        return type("Done", (), {"returncode": 0, "stdout": "", "stderr": ""})()
+
+    monkeypatch.setattr(realcode, "hipport", fake_hipport)
+    monkeypatch.setattr(realcode, "hip_amd", lambda: tmp_path / "HIP-amd")
+    monkeypatch.setattr(realcode, "convert_takes_include_dirs", lambda: False)
+    results = realcode.run(tmp_path, [], tmp_path / "work", nvidia_column=False, target="6.3")
+    convert = next(c for c in calls if c[0] == "convert")
+    verify = next(c for c in calls if c[0] == "verify")
+    assert "--hip-version" not in convert
+    assert verify[verify.index("--hip-path") + 1] == str(tmp_path / "HIP-amd")
+    assert results["target"] == "6.3" and results["hip_version"] == "6.3"
