@@ -62,7 +62,7 @@ def collapsed_overloads(source: bytes, parsed: ParsedFile, rules: RuleSet, roc: 
     if not any(len(names) > 1 for names in targets.values()):
         return [], []  # the usual case: no two collapsing types in this file, no second parse
     renames = _renames(rules, roc)
-    found = functions(source, renames)
+    found = functions(source, parsed.syntax.root(), renames)
     groups: dict[tuple, list[Function]] = {}
     for function in found:
         groups.setdefault((function.name, function.ported), []).append(function)
