@@ -177,4 +177,5 @@ class ParsedFile:
     pasted: list[PastedNameSite] = field(default_factory=list)
     lint_hits: list[LintHit] = field(default_factory=list)
     strings: list[StringNameSite] = field(default_factory=list)
-    syntax: SyntaxTree = field(default_factory=SyntaxTree)  # the engine's one way to the tree
+    # The engine's one way to the tree; not part of what the parse found (two parses compare by their sites).
+    syntax: SyntaxTree = field(default_factory=SyntaxTree, compare=False, repr=False)
