@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hipport.lints.context import Context, Site, SyntaxPath, argument_span, spelled_types
+from hipport.lints.context import Context, Site, SyntaxPath, argument_text, spelled_types
 from hipport.lints.hit import LintHit
 from hipport.lints.matcher import NAME, Matcher
 from hipport.lints.rule import StructuralLint
@@ -14,11 +14,9 @@ from hipport.lints.rule import StructuralLint
 def match(
     ctx: Context, rule: StructuralLint, path: SyntaxPath, depth: int, start: int, end: int, name: str, site: Site | None
 ) -> LintHit | None:
-    span = argument_span(rule, site)
-    if span is None:
+    if (written := argument_text(ctx, rule, site)) is None:
         return None
-    a, b = span
-    text = ctx.source[a:b].decode("utf-8", "replace").strip()
+    text = written.strip()
     address = re.fullmatch(r"&\s*([A-Za-z_]\w*)", text)
     # p, p + i, (p) and &p[i] name the pointer p
     variable = re.fullmatch(r"\(?\s*([A-Za-z_]\w*)\s*\)?(?:\s*\+.*)?", text, re.S) or re.fullmatch(

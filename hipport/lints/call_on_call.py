@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hipport.lints.context import IDENT, Context, Site, SyntaxPath, argument_span
+from hipport.lints.context import IDENT, Context, Site, SyntaxPath, argument_text
 from hipport.lints.hit import LintHit
 from hipport.lints.matcher import NAME, Matcher
 from hipport.lints.rule import StructuralLint
@@ -14,11 +14,8 @@ from hipport.lints.rule import StructuralLint
 def match(
     ctx: Context, rule: StructuralLint, path: SyntaxPath, depth: int, start: int, end: int, name: str, site: Site | None
 ) -> LintHit | None:
-    span = argument_span(rule, site)
-    if span is None:
+    if (text := argument_text(ctx, rule, site)) is None:
         return None
-    a, b = span
-    text = ctx.source[a:b].decode("utf-8", "replace")
     if re.match(rf"[\s(]*(?:{rule.calls})\s*\(", text):
         return LintHit(rule.index, start, end, name)
     variable = text.strip()

@@ -85,6 +85,12 @@ def argument_span(rule: StructuralLint, site: Site | None) -> tuple[int, int] | 
     return a, b
 
 
+def argument_text(ctx: Context, rule: StructuralLint, site: Site | None) -> str | None:
+    """The text of the argument the rule names, in a call site that has it."""
+    span = argument_span(rule, site)
+    return ctx.source[span[0] : span[1]].decode("utf-8", "replace") if span is not None else None
+
+
 def spelled_types(types: tuple[str, ...]) -> str:
     """A regex alternative of the type names, longest first, any white space between their words."""
     return "|".join(r"\s+".join(map(re.escape, t.split())) for t in sorted(types, key=len, reverse=True))

@@ -27,7 +27,7 @@ from hipport.lints.vector_operator import (
     SemanticFinding,
     _guard,
     _text,
-    function_declarator,
+    named_declarator,
     line_starts_of,
     scoped_items,
 )
@@ -59,51 +59,39 @@ def findings(source: bytes, lints: Sequence[StructuralLint], root: Callable[[], 
             if lint.fix is not None and "".join(lint.fix.split()) in conditions:
                 break  # kept for NVIDIA only already: ported code
             shown = f"{name}({pointee} *, ...)"
-            message = lint.message.replace("{name}", shown)
             edits = _guard(definition, source, line_starts, lint.fix) if lint.fix and lint.fix_safe else None
-            if edits is not None:
-                found.append(
-                    SemanticFinding(
-                        lint.code,
-                        name_node.start_byte,
-                        name_node.end_byte,
-                        _text(name_node, source),
-                        f"{message} It is kept only where no HIP header defines it (#if {lint.fix}); "
-                        "elsewhere HIP's serves.",
-                        lint.fixed_severity or lint.severity or "warning",
-                        None,
-                        lint.fix,
-                        Applicability.SAFE,
-                        tuple(edits),
-                    )
-                )
-            else:
-                found.append(
-                    SemanticFinding(
-                        lint.code,
-                        name_node.start_byte,
-                        name_node.end_byte,
-                        _text(name_node, source),
-                        f"{message} Remove it, rename it, or keep it for NVIDIA only.",
-                        lint.severity or "error",
-                        None,
-                        None,
-                        None,
-                    )
-                )
+            found.append(_finding(lint, name_node, source, lint.message.replace("{name}", shown), edits))
             break
     return found
+
+
+def _finding(lint: StructuralLint, name_node, source: bytes, message: str, edits) -> SemanticFinding:
+    """With edits, the definition is kept where no HIP header defines it (a safe fix); without, it
+    needs a person."""
+    guarded = edits is not None
+    return SemanticFinding(
+        lint.code,
+        name_node.start_byte,
+        name_node.end_byte,
+        _text(name_node, source),
+        f"{message} It is kept only where no HIP header defines it (#if {lint.fix}); elsewhere HIP's serves."
+        if guarded
+        else f"{message} Remove it, rename it, or keep it for NVIDIA only.",
+        (lint.fixed_severity or lint.severity or "warning") if guarded else (lint.severity or "error"),
+        None,
+        lint.fix if guarded else None,
+        Applicability.SAFE if guarded else None,
+        tuple(edits) if guarded else (),
+    )
 
 
 def _signature(node, source: bytes):
     """(name node, name, pointee type of the first parameter) of a function definition whose first
     parameter is a pointer, else None."""
-    declarator = function_declarator(node)
-    if declarator is None:
+    named = named_declarator(node, "identifier")
+    if named is None:
         return None
-    name_node = declarator.child_by_field_name("declarator")
-    if name_node is None or name_node.type != "identifier":
-        return None
+    declarator, name_node = named
     parameters = declarator.child_by_field_name("parameters")
     if parameters is None:
         return None

@@ -115,13 +115,18 @@ def function_declarator(definition):
     return declarator if declarator is not None and declarator.type == "function_declarator" else None
 
 
+def named_declarator(definition, kind: str):
+    """(function_declarator, its name node) of a definition whose name is a node of kind, else None."""
+    declarator = function_declarator(definition)
+    name_node = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return (declarator, name_node) if name_node is not None and name_node.type == kind else None
+
+
 def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) -> SemanticFinding | None:
-    declarator = function_declarator(node)
-    if declarator is None:
+    named = named_declarator(node, "operator_name")
+    if named is None:
         return None
-    name_node = declarator.child_by_field_name("declarator")
-    if name_node is None or name_node.type != "operator_name":
-        return None
+    declarator, name_node = named
     operator = "".join(_text(name_node, source).split())[len("operator") :]
     if lint.text is None or not re.fullmatch(lint.text, operator):
         return None
