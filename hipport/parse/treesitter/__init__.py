@@ -235,18 +235,13 @@ class _Classifier(NameClassifier, PlaceClassifier):
             path = NodePath(self.root)
             for start, end, value in candidates.literals:
                 out.literal_hits.extend(matcher.at_literal(path, start, end, value))
-        if candidates.includes:
-            path = NodePath(self.root)
-            for match in candidates.includes:
-                site = self._include(path, match)
-                if site is not None:
-                    out.includes.append(site)
-        if candidates.launches:
-            path = NodePath(self.root)
-            for offset in candidates.launches:
-                site = self._launch(path, offset)
-                if site is not None:
-                    out.launches.append(site)
+        for found, place, sites in (
+            (candidates.includes, self._include, out.includes),
+            (candidates.launches, self._launch, out.launches),
+        ):
+            if found:  # each its own walk down the tree, in offset order
+                path = NodePath(self.root)
+                sites.extend(site for site in (place(path, at) for at in found) if site is not None)
         if self.root.has_error:
             node = self._first_error()
             out.syntax_error_at = node.start_byte
