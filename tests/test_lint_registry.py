@@ -124,3 +124,17 @@ def test_no_module_outside_the_tree_sitter_backend_reaches_for_its_parser():
             if named:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+def test_under_the_clang_parser_the_three_readers_use_the_backend_s_tree_too(rules, monkeypatch, tmp_path):
+    from hipport import api
+    from hipport.parse.clang.env import find_cuda, find_resource_dir, libclang_problem
+
+    if libclang_problem() is not None or find_cuda() is None or find_resource_dir() is None:
+        pytest.skip("the clang backend cannot run here")
+    path = tmp_path / "three.cu"
+    path.write_bytes(THREE_READERS)
+    calls = _counting_parser(monkeypatch)
+    result = api.port_file(path, rules, Options(parser="clang", hip_version=(5, 2, 0)))
+    assert {"HP434", "HP437"} <= {f.code for f in result.findings}
+    assert len(calls) == 1  # the tree-sitter parse the clang backend refines; no second one
