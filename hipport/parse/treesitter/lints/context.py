@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hipport.lints.context import FUNCTION_NODES, IDENT, spelled_types
+from hipport.lints.context import FUNCTION_NODES, IDENT, SyntaxPath, spelled_types
 from hipport.parse.scan import integer_constants
-from hipport.parse.treesitter.tree_path import NodePath
 
 DEVICE_QUALIFIERS = (b"__global__", b"__device__")
 SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text scope_text gives
@@ -31,7 +30,7 @@ class ContextReader:
     def text(self, node) -> str:
         return " ".join(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
 
-    def scope_text(self, path: NodePath, depth: int) -> str:
+    def scope_text(self, path: SyntaxPath, depth: int) -> str:
         """The text of the function (or macro body) enclosing the node at depth, or of the whole file.
 
         Decoded once per scope for the hits in a row that share it, and once per file.
@@ -56,7 +55,7 @@ class ContextReader:
             )
         return count
 
-    def mentions(self, text: str, operand: str, path: NodePath | None, depth: int = 0) -> bool:
+    def mentions(self, text: str, operand: str, path: SyntaxPath | None, depth: int = 0) -> bool:
         """text names an identifier matching operand, or one assigned from such a name in scope."""
         names = IDENT.findall(text)
         if any(re.fullmatch(operand, n) for n in names):
@@ -92,27 +91,27 @@ class ContextReader:
             }
         return self._macro_values.get(name, (None, ""))
 
-    def in_device_function(self, path: NodePath, depth: int) -> bool:
+    def in_device_function(self, path: SyntaxPath, depth: int) -> bool:
         return in_device_function(path, depth, self.source)
 
-    def in_device_only_function(self, path: NodePath, depth: int) -> bool:
+    def in_device_only_function(self, path: SyntaxPath, depth: int) -> bool:
         return in_device_only_function(path, depth, self.source)
 
 
-def in_device_function(path: NodePath, depth: int, source: bytes) -> bool:
+def in_device_function(path: SyntaxPath, depth: int, source: bytes) -> bool:
     """True when the node at depth sits in a __global__ or __device__ function (or lambda)."""
     head = _function_head(path, depth, source)
     return head is not None and any(q in head for q in DEVICE_QUALIFIERS)
 
 
-def in_device_only_function(path: NodePath, depth: int, source: bytes) -> bool:
+def in_device_only_function(path: SyntaxPath, depth: int, source: bytes) -> bool:
     """In a function that runs on the device only: __global__, or __device__ without __host__
     (a __host__ __device__ function's host-only calls sit behind #ifdef __CUDA_ARCH__ tests)."""
     head = _function_head(path, depth, source)
     return head is not None and (b"__global__" in head or (b"__device__" in head and b"__host__" not in head))
 
 
-def _function_head(path: NodePath, depth: int, source: bytes) -> bytes | None:
+def _function_head(path: SyntaxPath, depth: int, source: bytes) -> bytes | None:
     """The text before the declarator of the function (or lambda) the node at depth sits in."""
     found = path.nearest(FUNCTION_NODES, depth - 1)
     if found < 0:

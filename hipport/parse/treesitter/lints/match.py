@@ -13,11 +13,25 @@ do so (a matcher's in_define) and the others stay silent.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hipport.lints.registry import MATCHERS
 from hipport.parse.sites import LintHit, NameSite
 from hipport.parse.treesitter.lints.context import ContextReader
 from hipport.parse.treesitter.tree_path import NodePath
 from hipport.ruleset.lintrules import LintIndex, int_value
+
+if TYPE_CHECKING:  # mypy holds the backend to the interfaces the matchers read through
+    from hipport.lints.context import Context, Site, SyntaxPath
+
+    def _context(matcher: LintMatcher) -> Context:
+        return matcher
+
+    def _site(site: NameSite) -> Site:
+        return site
+
+    def _path(path: NodePath) -> SyntaxPath:
+        return path
 
 
 class LintMatcher(ContextReader):
