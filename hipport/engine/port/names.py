@@ -6,7 +6,6 @@ from functools import cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
-from hipport.engine.builtin_types import own_type
 from hipport.engine.case_labels import absent_case_edit, case_label_span
 from hipport.engine.declared_type import declared_with
 from hipport.engine.elaborated import elaborated_keyword
@@ -39,7 +38,7 @@ class NameRuleSteps(QualifiedSteps):
         if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
-            self.uses_device_code = self.uses_device_code or not own_type(name, self.source, self.result.path)
+            self.uses_device_code = self.uses_device_code or not self.own_types(name)
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
