@@ -295,4 +295,13 @@ def _merge_argument_rules(ruleset: RuleSet, entries: list[dict], origin: Origin)
 
 
 def _argument_shape(rule: ArgumentRule) -> tuple:
-    return rule.count, rule.min_count, rule.target, rule.since, rule.until
+    return (
+        rule.count,
+        rule.min_count,
+        rule.target,
+        rule.since,
+        rule.until,
+        rule.when_argument,
+        rule.when_declared,
+        rule.when_matches,
+    )

@@ -144,10 +144,10 @@ class NameRuleSteps(QualifiedSteps):
     def _argument_rule(self, site: NameSite, rule: NameRule | None) -> ArgumentRule | None:
         candidates = self.rules.arguments[site.name]
         if self.options.roc:  # a ROC rule may also supply the ROC call the reference table lacks
-            chosen = choose_rule(candidates, site, "roc", self.target)
+            chosen = choose_rule(candidates, site, "roc", self.target, self.source)
             if chosen is not None or (rule is not None and rule.roc):
                 return chosen
-        return choose_rule(candidates, site, "hip", self.target)
+        return choose_rule(candidates, site, "hip", self.target, self.source)
 
     def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
         plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
