@@ -141,7 +141,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             self.edits.extend(members.edits)
             for finding in members.findings:
                 self._finding(*finding)
-        self._source_fixes()
+        self._source_fixes(parsed)
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(

@@ -93,7 +93,7 @@ class LintAndSemanticSteps(PortState):
                 applicability=found.applicability,
             )
 
-    def _source_fixes(self) -> None:
+    def _source_fixes(self, parsed: ParsedFile) -> None:
         """What nvcc accepts and clang or HIP's overloads do not (issue 27), fixed in place."""
         self.edits.extend(register_edits(self.source))  # C++17 has no `register`; hipcc rejects it
         self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
