@@ -147,6 +147,7 @@ def test_a_user_rule_replaces_the_builtin_one_for_the_same_call_shape(tmp_path):
     ('{ cuda = "cudaX", target = "rocm", hip = "hipX" }', "target must be"),
     ('{ cuda = "cudaX" }', "at least one of"),
     ('{ cuda = "cudaX", arguments = "{0}, x = 1" }', "no assignment"),
+    ('{ cuda = "cudaX", arguments = "{0} <<= 1" }', "no assignment"),
     ('{ cuda = "cudaX", when_declared = "T", arguments = "{0}" }', "needs when_argument"),
     ('{ cuda = "cudaX", when_argument = 0, arguments = "{0}" }', "needs when_declared or when_matches"),
     ('{ cuda = "cudaX", count = 2, when_argument = 2, when_matches = "a", message = "m" }', "no argument 2"),

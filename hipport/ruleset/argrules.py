@@ -52,7 +52,7 @@ PLACEHOLDER = re.compile(r"\{(?:(?P<index>\d{1,2})(?P<rest>\.\.)?(?::(?P<cast>[^
 # What a template may insert between its placeholders: expressions made of names,
 # numbers, casts and operators, never a statement, a string or a comment.
 _LITERAL = re.compile(r"[A-Za-z0-9_ ,&*()<>:.|+?!=-]*")
-_ASSIGNMENT = re.compile(r"(?<![=!<>])=(?!=)")
+_ASSIGNMENT = re.compile(r"(?<![=!<>])=(?!=)|<<=|>>=")
 _CAST_TYPE = re.compile(r"(?:const )?[A-Za-z_][A-Za-z0-9_:]*(?: ?\*(?: ?const)?){1,2}|&")
 TARGETS = ("hip", "roc")
 
