@@ -285,35 +285,19 @@ class NameRuleSteps(QualifiedSteps):
         wanted = format_version(self.target)
         use = f"; use {rule.replacement}" if rule.replacement else ""
         finding = partial(self._finding, library=rule.library)
-        arrow = f"'{rule.cuda}' -> '{target}'"
+        where, arrow = (site.start, site.end, rule.cuda), f"'{rule.cuda}' -> '{target}'"
         if rule.added and not rule.older and parse_version(rule.added) > self.target:
-            finding(
-                "HP201", site.start, site.end, rule.cuda, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}"
-            )
+            finding("HP201", *where, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
         if rule.removed and parse_version(rule.removed) <= self.target:
             finding(
                 "HP203",
-                site.start,
-                site.end,
-                rule.cuda,
+                *where,
                 f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}{use}",
             )
         elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
-            finding(
-                "HP202",
-                site.start,
-                site.end,
-                rule.cuda,
-                f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}",
-            )
+            finding("HP202", *where, f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}")
         if rule.experimental:
-            finding(
-                "HP204",
-                site.start,
-                site.end,
-                rule.cuda,
-                f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}",
-            )
+            finding("HP204", *where, f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")
 
     def _wrap_argument(self, site: NameSite, wrap) -> None:
         arguments = site.arguments
