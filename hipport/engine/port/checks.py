@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from hipport.engine.brace_assign import brace_assign_edits
-from hipport.engine.prefetch_location import CALL as PREFETCH, prefetch_plan
 from hipport.engine.storage_class import register_edits
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
@@ -101,13 +100,6 @@ class LintAndSemanticSteps(PortState):
         """What nvcc accepts and clang or HIP's overloads do not (issue 27), fixed in place."""
         self.edits.extend(register_edits(self.source))  # C++17 has no `register`; hipcc rejects it
         self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
-        for site in parsed.names:
-            if site.name == PREFETCH and not site.shadowed:
-                edits, problem = prefetch_plan(site, self.source)
-                self.edits.extend(edits)
-                if problem is not None:
-                    message = self.rules.code_tables.message("HP105", problem)
-                    self._finding("HP105", site.start, site.end, site.name, message)
         for finding in host_half_findings(self.source):
             self._finding(*finding)
 
