@@ -12,6 +12,7 @@ tree is in memory at a time.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import Any
 
 from hipport.lints.context import FUNCTION_NODES
 from hipport.parse.treesitter.lints.context import in_device_function
@@ -52,7 +53,7 @@ class TreeSitterBackend:
         return parsed
 
 
-def _whole_tree(source: bytes):
+def _whole_tree(source: bytes) -> Any:
     # The grammar ends a directive at its newline: a file whose last line is an #include with
     # none would read as a syntax error (HP901), where compilers accept it.
     return _parser().parse(source if source.endswith(b"\n") else source + b"\n")
@@ -235,13 +236,13 @@ class _Classifier(NameClassifier, PlaceClassifier):
             path = NodePath(self.root)
             for start, end, value in candidates.literals:
                 out.literal_hits.extend(matcher.at_literal(path, start, end, value))
-        for found, place, sites in (
-            (candidates.includes, self._include, out.includes),
-            (candidates.launches, self._launch, out.launches),
-        ):
-            if found:  # each its own walk down the tree, in offset order
-                path = NodePath(self.root)
-                sites.extend(site for site in (place(path, at) for at in found) if site is not None)
+        # includes and launches: each its own walk down the tree, in offset order
+        if candidates.includes:
+            path = NodePath(self.root)
+            out.includes.extend(s for s in (self._include(path, m) for m in candidates.includes) if s is not None)
+        if candidates.launches:
+            path = NodePath(self.root)
+            out.launches.extend(s for s in (self._launch(path, at) for at in candidates.launches) if s is not None)
         if self.root.has_error:
             node = self._first_error()
             out.syntax_error_at = node.start_byte
