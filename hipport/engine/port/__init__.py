@@ -109,23 +109,8 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                 f"runtime include; a unit that includes the HIP runtime before this file needs -D{define}",
             )
 
-    def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
-        # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
-        # from the backend); a project header's macros hide them in the whole file.
-        self.parsed = parsed
-        if self.options.roc:
-            self.calls_roc = calls_roc_library(parsed, self.rules)
-        for site in parsed.names:
-            self._name(site, declared_elsewhere)
-        for pasted in parsed.pasted:
-            self._pasted(pasted)
-        if parsed.strings:
-            for string_site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
-                if target is not None:
-                    self.edits.append(Edit(string_site.start, string_site.end, encoded_name(target)))
-                if lookup is not None:
-                    self._finding("HP119", string_site.start, string_site.end, string_site.name, lookup)
-        self._lints(parsed, declared_elsewhere)
+    def _launches(self, parsed: ParsedFile) -> None:
+        """Kernel launches, the parser's and those in #define bodies, become HIP's launch (or HP105 says why not)."""
         launches = parsed.launches
         if self.options.launch_syntax == "hip":  # #define bodies are text to the parser: read them here
             seen = {launch.start for launch in launches}
@@ -155,6 +140,25 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                         )
                     else:
                         self.edits.extend(edits)
+
+    def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
+        # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
+        # from the backend); a project header's macros hide them in the whole file.
+        self.parsed = parsed
+        if self.options.roc:
+            self.calls_roc = calls_roc_library(parsed, self.rules)
+        for site in parsed.names:
+            self._name(site, declared_elsewhere)
+        for pasted in parsed.pasted:
+            self._pasted(pasted)
+        if parsed.strings:
+            for string_site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
+                if target is not None:
+                    self.edits.append(Edit(string_site.start, string_site.end, encoded_name(target)))
+                if lookup is not None:
+                    self._finding("HP119", string_site.start, string_site.end, string_site.name, lookup)
+        self._lints(parsed, declared_elsewhere)
+        self._launches(parsed)
         if self.rules.member_accessors:
             members = member_rewrites(self.source, self.rules.member_accessors)
             self.edits.extend(members.edits)
