@@ -19,7 +19,7 @@ from hipport.diagnostics import Edit
 from hipport.parse.sites import NameSite
 from hipport.ruleset.lintrules import RewriteRule, int_value
 from hipport.engine.punctuation import punctuation_spans
-from hipport.engine.warp.full_mask import full_mask_edit
+from hipport.engine.warp.full_mask import full_mask_edit, is_full_32
 from hipport.versions import Version, format_version, parse_version
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -33,6 +33,7 @@ _NARROW_TYPES = r"unsigned\s+int|unsigned|uint32_t|int32_t|int"
 _WIDE_BEFORE = re.compile(rf"(?<![\w])(?:{_WIDE_TYPES})\s+(?:const\s+)?\Z".encode())
 _NARROW_BEFORE = re.compile(rf"(?<![\w])(?:{_NARROW_TYPES})\s+(?:const\s+)?\Z".encode())
 _DEFINE_BEFORE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+\Z", re.M)
+WIDEN_OPEN = b"(unsigned long long)("
 
 
 @dataclass
@@ -77,6 +78,14 @@ def plan_rewrite(
                     if width == 32
                     else f"make sure '{text}' has a 64-bit type (unsigned long long)"
                 )
+                if width == 32 and not is_full_32(text, source):  # a full literal is HP401's to fix
+                    # it compiles once widened at the call; the lanes it names stay those of a 32-bit value
+                    out.edits += [Edit(start, start, WIDEN_OPEN), Edit(end, end, b")")]
+                    problem = (
+                        f"'{text}' is a 32-bit value here, so the port converts it to unsigned long long at the "
+                        f"call; it still names no lane above 31, so lanes 32-63 of a 64-lane wavefront that "
+                        f"reach this call are not in it. Give the mask a 64-bit type"
+                    )
                 out.mask_warning = (
                     start,
                     end,
