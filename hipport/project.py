@@ -34,7 +34,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from hipport.engine.warp.enable import USES_WARP_SYNC, WARP_SYNC_CALL
+from hipport.engine.warp.enable import DEVICE_CODE, USES_DEVICE_CODE, USES_WARP_SYNC, WARP_SYNC_CALL
 
 DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\r\n]+)"|<([^>\r\n]+)>)', re.M)
@@ -107,6 +107,8 @@ class ProjectHeaders:
             macros = frozenset(m.group(1).decode("ascii") for m in DEFINE.finditer(data))
             if WARP_SYNC_CALL.search(data):
                 macros |= {USES_WARP_SYNC}
+            if DEVICE_CODE.search(data):
+                macros |= {USES_DEVICE_CODE}
             self._macros[header] = macros | self.declares(data) if self.declares is not None else macros
         self._includes[header], self._probed[header] = self._resolve_names(header.parent, include_names(data))
 

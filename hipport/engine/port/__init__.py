@@ -6,7 +6,7 @@ from hipport.diagnostics import Edit
 from hipport.engine.arguments import apply_plans
 from hipport.engine.port.file_result import FileResult
 from hipport.engine.edits import apply_edits
-from hipport.engine.includes import plan_includes
+from hipport.engine.includes import headers_need_runtime_first, plan_includes
 from hipport.engine.launch_blanks import closed_up
 from hipport.engine.linkage import out_of_linkage
 from hipport.engine.warp.enable import header_defines, with_enable_define
@@ -149,7 +149,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             parsed,
             self.rules,
             self.options,
-            needs_runtime=self.uses_device_code,
+            needs_runtime=self.uses_device_code or headers_need_runtime_first(declared_elsewhere, self.rules),
             needs_runtime_api=self.uses_runtime_api,
         )
         defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
