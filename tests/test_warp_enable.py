@@ -43,3 +43,19 @@ def test_a_unit_whose_header_calls_the_sync_intrinsics_defines_the_macro(tmp_pat
 def test_no_macro_where_the_target_declares_them_anyway(tmp_path, rules):
     unit, _ = _port(tmp_path, rules, Options(hip_version=parse_version("7.0")))
     assert b"HIP_ENABLE_WARP_SYNC_BUILTINS" not in unit
+
+
+HOST_UNIT = b"""#include <cstdio>
+#include <cuda_runtime.h>
+#include "reduce.cuh"
+int main() { std::printf("%d\\n", 1); return 0; }
+"""
+
+
+def test_a_host_unit_whose_cuda_include_becomes_the_runtime_gets_the_macro_before_it(tmp_path, rules):
+    # no device code of its own: the ported <cuda_runtime.h> is where the header's intrinsics get declared
+    (tmp_path / "reduce.cuh").write_bytes(HEADER)
+    (tmp_path / "main.cu").write_bytes(HOST_UNIT)
+    unit = port_file(tmp_path / "main.cu", rules, Options(), headers=ProjectHeaders(root=tmp_path)).output
+    assert DEFINE in unit
+    assert unit.index(DEFINE) < unit.index(b'#include "reduce.cuh"')

@@ -153,7 +153,11 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             needs_runtime_api=self.uses_runtime_api,
         )
         defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
-        if defines and (self.uses_device_code or self.rules.runtime_include in {s.path for s in parsed.includes}):
+        runtime = self.rules.runtime_include
+        includes_runtime = runtime in {s.path for s in parsed.includes} or any(
+            runtime.encode("ascii") in edit.text for edit in include_plan.edits  # inserted, or a CUDA header ported to it
+        )
+        if defines and (self.uses_device_code or includes_runtime):
             self.enable_defines = defines
         out_of_linkage(self.source, parsed, include_plan.edits)
         for define in sorted(self.enable_defines):
