@@ -59,3 +59,17 @@ def test_a_host_unit_whose_cuda_include_becomes_the_runtime_gets_the_macro_befor
     unit = port_file(tmp_path / "main.cu", rules, Options(), headers=ProjectHeaders(root=tmp_path)).output
     assert DEFINE in unit
     assert unit.index(DEFINE) < unit.index(b'#include "reduce.cuh"')
+
+
+def test_a_whole_warp_mask_from_a_project_header_becomes_the_whole_wavefront(tmp_path, rules):
+    (tmp_path / "lanes.h").write_bytes(b"#pragma once\n#define ALL_LANES 0xFFFFFFFF\n#define LOW_HALF 0x0000FFFF\n")
+    (tmp_path / "k.cu").write_bytes(
+        b'#include "lanes.h"\n'
+        b"__global__ void k(float *p) { float v = p[threadIdx.x];\n"
+        b"  v += __shfl_down_sync(ALL_LANES, v, 1); v += __shfl_down_sync(LOW_HALF, v, 1); p[threadIdx.x] = v; }\n"
+    )
+    result = port_file(tmp_path / "k.cu", rules, Options(), headers=ProjectHeaders(root=tmp_path))
+    assert b"__shfl_down_sync(0xffffffffffffffffull, v, 1)" in result.output
+    assert b"__shfl_down_sync(LOW_HALF, v, 1)" in result.output  # not the whole warp: its width is unknown here
+    masks = [f for f in result.findings if f.code == "HP213"]
+    assert len(masks) == 2 and "ALL_LANES" in masks[0].message and "project header" in masks[0].message

@@ -94,6 +94,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
         # from the backend); a project header's macros hide them in the whole file.
         self.parsed = parsed
+        self.declared_elsewhere = declared_elsewhere
         if self.options.roc:
             self.calls_roc = calls_roc_library(parsed, self.rules)
         for site in parsed.names:

@@ -19,7 +19,8 @@ from hipport.diagnostics import Edit
 from hipport.parse.sites import NameSite
 from hipport.ruleset.lintrules import RewriteRule, int_value
 from hipport.engine.punctuation import punctuation_spans
-from hipport.engine.warp.full_mask import full_mask_edit, is_full_32
+from hipport.engine.warp.enable import full_mask_mark
+from hipport.engine.warp.full_mask import FULL_WAVEFRONT, full_mask_edit, is_full_32
 from hipport.versions import Version, format_version, parse_version
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -47,8 +48,14 @@ class RewriteOutcome:
 
 
 def plan_rewrite(
-    site: NameSite, rule: RewriteRule, target: Version, source: bytes, platform: str = "both"
+    site: NameSite,
+    rule: RewriteRule,
+    target: Version,
+    source: bytes,
+    platform: str = "both",
+    elsewhere: frozenset[str] = frozenset(),
 ) -> RewriteOutcome:
+    """elsewhere: the names and marks the file's project headers give it (hipport.project)."""
     words = {
         "cuda": rule.cuda,
         "hip": rule.hip,
@@ -72,6 +79,17 @@ def plan_rewrite(
             widened = full_mask_edit(text, start, end, source) if width == 32 else None
             if widened is not None:
                 out.edits.append(widened)
+            elif width is None and full_mask_mark(text) in elsewhere:
+                out.edits.append(Edit(start, end, FULL_WAVEFRONT))
+                out.mask_warning = (
+                    start,
+                    end,
+                    (
+                        f"'{text}' is a project header's macro for 0xffffffff, lanes 0-31 only: a CDNA wavefront "
+                        f"has 64 lanes, and '{rule.hip}' in HIP {words['target']} takes a 64-bit mask. The port "
+                        f"passes the whole wavefront, 0xffffffffffffffffull, here; the macro stays."
+                    ),
+                )
             elif width != 64:
                 problem = (
                     f"'{text}' is a 32-bit value here"
