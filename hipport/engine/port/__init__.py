@@ -155,8 +155,9 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         )
         defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
         runtime = self.rules.runtime_include
+        # written by the user, inserted by the port, or a CUDA header ported to it
         includes_runtime = runtime in {s.path for s in parsed.includes} or any(
-            runtime.encode("ascii") in edit.text for edit in include_plan.edits  # inserted, or a CUDA header ported to it
+            runtime.encode("ascii") in edit.text for edit in include_plan.edits
         )
         if defines and (self.uses_device_code or includes_runtime):
             self.enable_defines = defines

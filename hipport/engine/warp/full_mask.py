@@ -45,8 +45,8 @@ def _is_full_32(text: str, source: bytes, depth: int) -> bool:
         return False
     constant = integer_constants(source).get(text)
     if constant is not None:  # a #define or a const/constexpr integer, 32-bit unless spelled long long
-        value, spelled, _ = constant
-        return value == 0xFFFFFFFF and "ll" not in spelled.lower()
+        number, spelled, _ = constant
+        return number == 0xFFFFFFFF and "ll" not in spelled.lower()
     m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(text.encode()) + rb"[ \t]+([^\n]*)", source, re.M)
     if m is None:
         return False
