@@ -102,7 +102,8 @@ def plan_rewrite(
                     problem = (
                         f"'{text}' is a 32-bit value here, so the port converts it to unsigned long long at the "
                         f"call; it still names no lane above 31, so lanes 32-63 of a 64-lane wavefront that "
-                        f"reach this call are not in it. Give the mask a 64-bit type"
+                        f"reach this call are not in it, and HIP's mask check traps there at run time (unless "
+                        f"NDEBUG). Give the mask a 64-bit type"
                     )
                 out.mask_warning = (
                     start,
