@@ -109,9 +109,10 @@ demo: $(STAMP) bytecode hipcc hipcpu
 	@echo "demo: ported tree in demo-out/, report in demo-report.html"
 
 # The house rules the tools can check: the import layers (pyproject.toml's import-linter
-# contracts), ruff's lint and format check, and mypy's types.
+# contracts), ruff's lint and format check, mypy's types, and the size limits (tools/sizes.py).
 lint: $(STAMP)
 	$(BIN)/lint-imports
+	$(BIN)/python tools/sizes.py hipport
 	$(BIN)/ruff check hipport
 	$(BIN)/mypy
 	$(BIN)/ruff format --check hipport

@@ -1,6 +1,8 @@
 """The library API the CLI offers, for Python callers: a facade, and nothing inside hipport imports it.
 
-`convert(ConvertRequest(...), rules)` does what `hipport convert` does, without printing (hipport.requests).
+`convert(ConvertRequest(...), rules)` does what `hipport convert` does, without printing (hipport.requests);
+`check(CheckRequest(...), rules)` and `report(ReportRequest(...), rules)` return what `hipport check` and
+`hipport report` would print, and print nothing.
 The work is below: hipport.porting (one file), hipport.analysis (files and
 trees in memory), hipport.tree (a tree on disk) and hipport.report.
 """
@@ -15,7 +17,19 @@ from hipport.engine.port import FileResult
 from hipport.options import Options
 from hipport.porting import SOURCE_SUFFIXES, PortError, TreeRun, port_bytes, port_file
 from hipport.report import report_for
-from hipport.requests import CheckRequest, ConvertOutcome, ConvertRequest, ReportRequest, VerifyRequest, convert
+from hipport.requests import (
+    CheckOutcome,
+    CheckRequest,
+    ConvertOutcome,
+    ConvertRequest,
+    ReportOutcome,
+    ReportRequest,
+    RequestError,
+    VerifyRequest,
+    check,
+    convert,
+    report,
+)
 from hipport.ruleset.model import RuleSet
 
 if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
@@ -23,21 +37,26 @@ if TYPE_CHECKING:  # the tree's modules are imported when a tree is converted
 
 __all__ = [
     "SOURCE_SUFFIXES",
+    "CheckOutcome",
     "CheckRequest",
     "ConvertOutcome",
     "ConvertRequest",
     "FileResult",
     "PortError",
+    "ReportOutcome",
     "ReportRequest",
+    "RequestError",
     "TreeRun",
     "VerifyRequest",
     "analyze",
+    "check",
     "convert",
     "convert_tree",
     "convert_tree_in_place",
     "missing_path_message",
     "port_bytes",
     "port_file",
+    "report",
     "report_for",
     "source_files",
 ]

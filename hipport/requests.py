@@ -18,6 +18,7 @@ from hipport.policy import Policy
 from hipport.tree.settings import TreeSettings
 
 if TYPE_CHECKING:
+    from hipport.check import CheckRun
     from hipport.engine.port import FileResult
     from hipport.porting import TreeRun
     from hipport.ruleset.model import RuleSet
@@ -196,3 +197,127 @@ def port_build_path(path, rules, options, display: str, offload_arch: tuple[str,
         rename=(lambda text: renamed_suffix(text, DEFAULT_SUFFIXES)) if rename else None,
     )
     return port_build_file(Path(path).read_bytes(), rules, settings, path=display)
+
+
+class RequestError(Exception):
+    """What stops a command, in one line (a baseline or report that cannot be read or written, a shim
+    header that cannot be read); errors: the per-file errors found before it, which are still said first."""
+
+    def __init__(self, message: str, errors: list[str] | None = None):
+        super().__init__(message)
+        self.errors = errors or []
+
+
+@dataclass
+class CheckOutcome:
+    """What `hipport check` found: stdout's lines (the text format) or text (json, sarif), the summary
+    line for stderr, the per-file errors, how many findings a baseline recorded, and the exit status."""
+
+    run: CheckRun
+    status: int
+    lines: list[str] = field(default_factory=list)
+    text: str | None = None
+    summary: str | None = None
+    recorded: int | None = None  # with write_baseline: the findings recorded there
+
+    @property
+    def errors(self) -> list[str]:
+        return self.run.errors
+
+
+def check(request: CheckRequest, rules: RuleSet) -> CheckOutcome:
+    """Check the request's paths against its policy and baseline, or record them in write_baseline;
+    raises RequestError. Prints nothing: the CLI prints the outcome."""
+    from hipport.baseline import BaselineError, load_baseline, write_baseline as save_baseline
+    from hipport.check import run_check, text_lines
+
+    options, policy, write_baseline = request.options, request.policy, request.write_baseline
+    known = None
+    if request.baseline is not None and write_baseline is None:
+        try:
+            known = load_baseline(request.baseline)
+        except BaselineError as exc:
+            raise RequestError(str(exc)) from None
+    run = run_check(list(request.paths), rules, options, policy, known)
+    if options.mode == "shim":
+        _attach_shim_gaps(request, rules, run)
+    if run.nothing_checked:  # no summary, report or baseline of nothing: the error lines are the whole answer
+        return CheckOutcome(run, 2)
+    if write_baseline is not None:
+        try:
+            count = save_baseline(write_baseline, run.results)
+        except OSError as exc:
+            raise RequestError(f"{write_baseline}: cannot write baseline: {exc.strerror}", run.errors) from None
+        return CheckOutcome(run, 2 if run.errors else 0, recorded=count)
+    status = 2 if run.errors else 1 if run.fails(request.fail_on) else 0
+    if request.fmt == "text":  # hipport.launch prints the same lines when it runs a plain check without click
+        lines, summary = text_lines(run, request.quiet, request.fail_on, request.all_findings)
+        return CheckOutcome(run, status, lines, summary=summary)
+    from hipport.emit.report import dumps
+    from hipport.report import report_for
+    from hipport.report.sarif import render_sarif
+
+    report = report_for(run.results, rules, options, {"suppressed": run.suppressed, "baselined": run.baselined})
+    return CheckOutcome(run, status, text=dumps(report) if request.fmt == "json" else render_sarif(report, rules))
+
+
+def _attach_shim_gaps(request: CheckRequest, rules: RuleSet, run: CheckRun) -> None:
+    """With options.mode "shim": the names and headers request.shim_header does not cover (HP601)."""
+    from hipport.shim import ShimError, attach_gaps, names_not_covered
+
+    if request.shim_header is None:
+        raise RequestError("--mode shim needs --shim-header HEADER")
+    try:
+        target = request.options.hip_version
+        gaps = names_not_covered(list(request.paths), request.shim_header, rules, target=target)
+        attach_gaps(run.results, gaps, request.policy.apply)
+    except ShimError as exc:
+        raise RequestError(str(exc)) from None
+
+
+@dataclass
+class ReportOutcome:
+    """The rendered report (also when it was written to request.out) and the files that could not be read."""
+
+    text: str
+    errors: list[str]
+    written: Path | None = None  # the file the report went to; None: the caller shows text
+
+    @property
+    def status(self) -> int:
+        return 2 if self.errors else 0
+
+
+def report(request: ReportRequest, rules: RuleSet, progress=None) -> ReportOutcome:
+    """Analyze the request's paths (or read its from_json report) and render it as request.fmt, written to
+    request.out when that names a file; raises RequestError. progress(done, total, path) follows the analysis."""
+    from hipport.report import ReportError, analyze_paths, disk_sources, load_report, render
+
+    errors: list[str] = []
+    if request.from_json is not None:
+        try:
+            data = load_report(request.from_json)
+        except ReportError as exc:
+            raise RequestError(str(exc)) from None
+        sources = disk_sources(data)
+    else:
+        for path in request.paths:
+            if not path.exists():
+                from hipport.analysis import missing_path_message
+
+                raise RequestError(missing_path_message(path))
+        data, sources, errors = analyze_paths(list(request.paths), rules, request.options, request.policy, progress)
+    fmt, out = request.fmt, request.out
+    text = render(data, fmt, rules, sources)
+    if out is None or str(out) == "-":
+        return ReportOutcome(text, errors)
+    from click import unstyle
+
+    from hipport.emit.writer import write_atomic
+
+    try:
+        # surrogateescape: a file name that is not UTF-8 keeps its bytes, as on stdout
+        write_atomic(out, (unstyle(text) if fmt == "text" else text).encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        raise RequestError(f"{out}: cannot write report: {exc.strerror}") from None
+    return ReportOutcome(text, errors, out)

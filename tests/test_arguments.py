@@ -146,6 +146,14 @@ def test_a_user_rule_replaces_the_builtin_one_for_the_same_call_shape(tmp_path):
     ('{ cuda = "cudaX", arguments = "{borrowed}" }', "borrow_call"),
     ('{ cuda = "cudaX", target = "rocm", hip = "hipX" }', "target must be"),
     ('{ cuda = "cudaX" }', "at least one of"),
+    ('{ cuda = "cudaX", arguments = "{0}, x = 1" }', "no assignment"),
+    ('{ cuda = "cudaX", arguments = "{0} <<= 1" }', "no assignment"),
+    ('{ cuda = "cudaX", when_declared = "T", arguments = "{0}" }', "needs when_argument"),
+    ('{ cuda = "cudaX", when_argument = 0, arguments = "{0}" }', "needs when_declared or when_matches"),
+    ('{ cuda = "cudaX", count = 2, when_argument = 2, when_matches = "a", message = "m" }', "no argument 2"),
+    ('{ cuda = "cudaX", when_argument = 0, when_matches = "(", message = "m" }', "not a regular expression"),
+    ('{ cuda = "cudaX", when_argument = 0, when_declared = "int x", message = "m" }', "a type name"),
+    ('{ cuda = "cudaX", when_argument = 0, when_declared = "T", arguments = "{0}, {1}, {1}" }', "used twice"),
 ])
 def test_unsafe_argument_rules_are_rejected_with_their_line(tmp_path, entry, message):
     user = tmp_path / "bad.toml"
@@ -153,6 +161,31 @@ def test_unsafe_argument_rules_are_rejected_with_their_line(tmp_path, entry, mes
     with pytest.raises(RuleFileError) as caught:
         load_rules([user], use_cache=False)
     assert message in str(caught.value) and ":3:" in str(caught.value)
+
+
+def test_a_condition_on_an_argument_chooses_the_rule(tmp_path):
+    # One call shape, three rules: the declared-type condition wins over the text pattern, which wins
+    # over none; a template may read the declared argument twice (a name has no side effects).
+    user = tmp_path / "conditions.toml"
+    user.write_text(
+        "schema = 1\nargument_rewrite = [\n"
+        '  { cuda = "cudaStreamWaitEvent", count = 2, arguments = "{0}, {1}, 7" },\n'
+        '  { cuda = "cudaStreamWaitEvent", count = 2, when_argument = 1, when_matches = "^ev", '
+        'code = "HP105", message = "an ev* event" },\n'
+        '  { cuda = "cudaStreamWaitEvent", count = 2, when_argument = 1, when_declared = "Wrapped", '
+        'arguments = "{0}, {1}.ok != 0 ? {1}.event : nullptr, 0" },\n]\n'
+    )
+    rules = load_rules([user], use_cache=False)
+    body = (b"struct Wrapped { int ok; cudaEvent_t event; };\n"
+            b"void f(cudaStream_t s, cudaEvent_t e, cudaEvent_t ev2) {\n  Wrapped w, evw;\n"
+            b"  cudaStreamWaitEvent(s, e);\n  cudaStreamWaitEvent(s, ev2);\n  cudaStreamWaitEvent(s, evw);\n"
+            b"  cudaStreamWaitEvent(s, w);\n}\n")
+    result = _port(rules, body)
+    lines = result.output.decode().splitlines()
+    assert lines[4] == "  hipStreamWaitEvent(s, e, 7);"
+    assert lines[5] == "  hipStreamWaitEvent(s, ev2);" and _codes(result) == ["HP105:6"]
+    assert lines[6] == "  hipStreamWaitEvent(s, evw.ok != 0 ? evw.event : nullptr, 0);"
+    assert lines[7] == "  hipStreamWaitEvent(s, w.ok != 0 ? w.event : nullptr, 0);"
 
 
 NEW_FIXTURES = sorted((p for p in (ROOT / "fixtures" / "convert").iterdir() if p.name[:2] in

@@ -654,20 +654,20 @@ def test_a_signal_waits_until_the_file_at_hand_is_done(tmp_path, rules, monkeypa
     """--rename in place writes the new name, then removes the old: a signal between the two waits."""
     from hipport import api
     from hipport.options import Options
-    from hipport.tree import run
+    from hipport.tree import mirror  # where TreeConversion's in-place writes are made
     from hipport.tree.settings import TreeSettings
 
     tree = tmp_path / "tree"
     tree.mkdir()
     for name in ("a.cu", "b.cu"):
         (tree / name).write_bytes(PORTABLE)
-    real_write = run.write_atomic
+    real_write = mirror.write_atomic
 
     def write_then_signal(*args, **kwargs):
         real_write(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C right after a.hip is written, before a.cu goes
 
-    monkeypatch.setattr(run, "write_atomic", write_then_signal)
+    monkeypatch.setattr(mirror, "write_atomic", write_then_signal)
     with pytest.raises(KeyboardInterrupt):
         api.convert_tree_in_place(tree, rules, Options(),
                                   TreeSettings(rename=True, backup_suffix="", use_cache=False, jobs=1))

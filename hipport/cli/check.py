@@ -131,59 +131,27 @@ def check(
 
 
 def run_check_request(request) -> int:
-    """Carry out a CheckRequest, print what it found, and return the exit status."""
-    from hipport.baseline import BaselineError, load_baseline, write_baseline as save_baseline
-    from hipport.check import run_check, text_lines
+    """Carry out a CheckRequest (hipport.requests.check), print what it found, and return the exit status."""
+    from hipport.requests import RequestError, check as carry_out
 
     rules = _load_rules(tuple(str(r) for r in request.rule_files))
-    options, policy, write_baseline = request.options, request.policy, request.write_baseline
-    known = None
-    if request.baseline is not None and write_baseline is None:
-        try:
-            known = load_baseline(request.baseline)
-        except BaselineError as exc:
-            _fail(str(exc))
-    run = run_check(list(request.paths), rules, options, policy, known)
-    if options.mode == "shim":
-        from hipport.shim import ShimError, attach_gaps, names_not_covered
+    try:
+        outcome = carry_out(request, rules)
+    except RequestError as exc:
+        _echo_errors(exc.errors)
+        _fail(str(exc))
+    _echo_errors(outcome.errors)
+    if outcome.recorded is not None:
+        click.echo(f"hipport: recorded {outcome.recorded} finding(s) in {request.write_baseline}", err=True)
+    for line in outcome.lines:
+        click.echo(line)
+    if outcome.summary is not None:
+        click.echo(outcome.summary, err=True)
+    if outcome.text is not None:
+        click.echo(outcome.text, nl=False)
+    return outcome.status
 
-        assert request.shim_header is not None  # checked where the request was made
-        try:
-            attach_gaps(
-                run.results,
-                names_not_covered(list(request.paths), request.shim_header, rules, target=options.hip_version),
-                policy.apply,
-            )
-        except ShimError as exc:
-            _fail(str(exc))
-    for message in run.errors:
+
+def _echo_errors(errors: list[str]) -> None:
+    for message in errors:
         click.echo(f"hipport: {message}", err=True)
-    if run.nothing_checked:
-        return 2  # no summary, report or baseline of nothing: the error line is the whole answer
-    if write_baseline is not None:
-        try:
-            count = save_baseline(write_baseline, run.results)
-        except OSError as exc:
-            _fail(f"{write_baseline}: cannot write baseline: {exc.strerror}")
-        click.echo(f"hipport: recorded {count} finding(s) in {write_baseline}", err=True)
-        return 2 if run.errors else 0
-    if request.fmt == "text":  # hipport.launch prints the same lines when it runs a plain check without click
-        lines, summary = text_lines(run, request.quiet, request.fail_on, request.all_findings)
-        for line in lines:
-            click.echo(line)
-        if summary is not None:
-            click.echo(summary, err=True)
-    else:
-        from hipport.emit.report import dumps
-        from hipport.report import report_for
-
-        report = report_for(run.results, rules, options, {"suppressed": run.suppressed, "baselined": run.baselined})
-        if request.fmt == "json":
-            click.echo(dumps(report), nl=False)
-        else:
-            from hipport.report.sarif import render_sarif
-
-            click.echo(render_sarif(report, rules), nl=False)
-    if run.errors:
-        return 2
-    return 1 if run.fails(request.fail_on) else 0

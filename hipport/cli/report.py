@@ -85,40 +85,22 @@ def report(
 
 
 def run_report(request) -> int:
-    """Carry out a ReportRequest: write the report, say what could not be read, return the exit status."""
-    from hipport.emit.writer import write_atomic
-    from hipport.report import ReportError, analyze_paths, disk_sources, load_report, render
+    """Carry out a ReportRequest (hipport.requests.report): show the report, say what could not be read,
+    return the exit status."""
+    from hipport.console import Progress
+    from hipport.requests import RequestError, report as carry_out
 
     rules = _load_rules(tuple(str(r) for r in request.rule_files))
-    errors: list[str] = []
-    if request.from_json is not None:
-        try:
-            data = load_report(request.from_json)
-        except ReportError as exc:
-            _fail(str(exc))
-        sources = disk_sources(data)
-    else:
-        for path in request.paths:
-            if not path.exists():
-                from hipport.analysis import missing_path_message
-
-                _fail(missing_path_message(path))
-        from hipport.console import Progress
-
-        with Progress("hipport report", "files") as progress:
-            data, sources, errors = analyze_paths(
-                list(request.paths), rules, request.options, request.policy, progress.update
-            )
-    fmt, out = request.fmt, request.out
-    text = render(data, fmt, rules, sources)
-    if out is None or str(out) == "-":
-        click.echo(text, nl=False)
-    else:
-        try:
-            # surrogateescape: a file name that is not UTF-8 keeps its bytes, as on stdout
-            write_atomic(out, (click.unstyle(text) if fmt == "text" else text).encode("utf-8", "surrogateescape"))
-        except OSError as exc:
-            _fail(f"{out}: cannot write report: {exc.strerror}")
-    for message in errors:
+    try:
+        if request.from_json is not None:
+            outcome = carry_out(request, rules)
+        else:
+            with Progress("hipport report", "files") as progress:
+                outcome = carry_out(request, rules, progress.update)
+    except RequestError as exc:
+        _fail(str(exc))
+    if outcome.written is None:
+        click.echo(outcome.text, nl=False)
+    for message in outcome.errors:
         click.echo(f"hipport: {message}", err=True)
-    return 2 if errors else 0
+    return outcome.status

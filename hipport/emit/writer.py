@@ -11,6 +11,7 @@ import errno
 import itertools
 import os
 import re
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -72,13 +73,24 @@ def _finish(f, durable: bool) -> None:
 def write_atomic(path: Path, data: bytes, mode_from: Path | None = None, durable: bool = True) -> None:
     """durable=False skips the fsync: still old-or-new when the process dies, not when the machine
     does; for files that replace nothing (a fresh mirror) or can be rebuilt (a cache entry)."""
+
+    def settle(fd: int, tmp: str) -> None:
+        if durable:
+            os.fsync(fd)
+        _chmod(fd, tmp, os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else 0o666 & ~_umask())
+
+    _write_over(path, data, settle)
+
+
+def _write_over(path: Path, data: bytes, settle: Callable[[int, str], None] | None = None) -> None:
+    """data into a temporary file beside path, renamed over it; settle(fd, tmp) runs before the file
+    is closed (fsync, mode). On any failure the temporary file goes and path is as it was."""
     fd, tmp = _temporary(path)
     try:
         try:
             write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-            _chmod(fd, tmp, os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else 0o666 & ~_umask())
+            if settle is not None:
+                settle(fd, tmp)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -97,16 +109,7 @@ def write_all(fd: int, data: bytes) -> None:
 def write_private(path: Path, data: bytes) -> None:
     """Atomically, readable by this user only, without fsync: for cache entries, where a lost one
     is a miss. Leaner than write_atomic (no chmod or umask calls): one is written per file ported."""
-    fd, tmp = _temporary(path)
-    try:
-        try:
-            write_all(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        discard(tmp)
-        raise
+    _write_over(path, data)
 
 
 def _chmod(fd: int, path: str, mode: int) -> None:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from hipport.diagnostics import Edit
+from hipport.engine.declared_type import declared_value
 from hipport.engine.edits import apply_edits, order_edits
 from hipport.parse.sites import NameSite
 from hipport.ruleset.argrules import ArgumentRule, template_pieces
@@ -48,9 +49,10 @@ class ArgumentOutcome:
 
 
 def choose_rule(
-    rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: str, version: Version
+    rules: tuple[ArgumentRule, ...], site: NameSite, target_kind: str, version: Version, source: bytes = b""
 ) -> ArgumentRule | None:
     """The rule for this use of the name: a rule for its exact argument count wins over one for any count,
+    then one whose condition on an argument holds (when_declared before when_matches) over one with none,
     then one for a range of versions (since/until) over one for every version (the generated arity
     findings hold for the release the headers came from; a hand-written rule says when that changed)."""
     count = None if site.arguments is None else len(site.arguments)
@@ -62,13 +64,31 @@ def choose_rule(
             continue
         if rule.until and version >= parse_version(rule.until):
             continue
+        if rule.when_argument is not None and not _condition_holds(rule, site, source):
+            continue
         if best is None or _specificity(rule) > _specificity(best):
             best = rule
     return best
 
 
-def _specificity(rule: ArgumentRule) -> tuple[bool, bool]:
-    return rule.count is not None, bool(rule.since or rule.until)
+def _specificity(rule: ArgumentRule) -> tuple[bool, bool, bool, bool]:
+    return (
+        rule.count is not None,
+        rule.when_declared is not None,
+        rule.when_matches is not None,
+        bool(rule.since or rule.until),
+    )
+
+
+def _condition_holds(rule: ArgumentRule, site: NameSite, source: bytes) -> bool:
+    """The rule's when_declared and when_matches hold for its when_argument in this call."""
+    arguments, index = site.arguments, rule.when_argument
+    if not arguments or index is None or index >= len(arguments):
+        return False
+    text = source[slice(*arguments[index])]
+    if rule.when_declared is not None and not declared_value(text, source, rule.when_declared):
+        return False
+    return rule.when_matches is None or re.search(rule.when_matches.encode(), text) is not None
 
 
 def plan_call(

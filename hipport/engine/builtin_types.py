@@ -5,27 +5,40 @@ from __future__ import annotations
 
 import re
 
-_VECTOR = re.compile(r"(?:u?(?:char|short|int|long|longlong)|float|double)[1-4]|dim3")
+_VECTOR_NAME = r"(?:u?(?:char|short|int|long|longlong)|float|double)[1-4]|dim3"
+_VECTOR = re.compile(_VECTOR_NAME)
+# Where a declaration of a vector type starts (struct, class, union, typedef or using): one pass finds them all.
+_NAME = b"(" + _VECTOR_NAME.encode() + b")"
+_DECLARED = re.compile(
+    rb"\b(?=(?:struct|class|union)\s+" + _NAME + rb"\b|typedef\b[^;]*\b" + _NAME + rb"\s*;|using\s+" + _NAME + rb"\s*=)"
+)
 
 
-def own_type(name: str, source: bytes, path: str = "") -> bool:
-    """The marker is a vector type the file declares itself (struct, class, typedef or using), or
-    one a file nvcc does not compile as CUDA (.cpp, .h: a CPU project's own float2) uses."""
-    if not _VECTOR.fullmatch(name):
-        return False
-    if not path.lower().endswith((".cu", ".cuh", "<stdin>")):
-        return True
-    word = re.escape(name).encode()
-    return (
-        re.search(
-            rb"\b(?:struct|class|union)\s+"
-            + word
-            + rb"\b|\btypedef\b[^;]*\b"
-            + word
-            + rb"\s*;|\busing\s+"
-            + word
-            + rb"\s*=",
-            source,
-        )
-        is not None
+class OwnTypes:
+    """own_types(name): the marker is a vector type the file declares itself (struct, class, typedef or
+    using), or one a file nvcc does not compile as CUDA (.cpp, .h: a CPU project's own float2) uses.
+
+    The file is searched once, at its first vector-type marker, for every such type it declares."""
+
+    __slots__ = ("_declared", "cuda", "source")
+
+    def __init__(self, source: bytes, path: str = "") -> None:
+        self.source = source
+        self.cuda = path.lower().endswith((".cu", ".cuh", "<stdin>"))
+        self._declared: frozenset[str] | None = None
+
+    def __call__(self, name: str) -> bool:
+        if not _VECTOR.fullmatch(name):
+            return False
+        if not self.cuda:
+            return True
+        if self._declared is None:
+            self._declared = declared_vector_types(self.source)
+        return name in self._declared
+
+
+def declared_vector_types(source: bytes) -> frozenset[str]:
+    """The vector-type names source declares itself."""
+    return frozenset(
+        name.decode("ascii") for m in _DECLARED.finditer(source) for name in m.groups() if name is not None
     )

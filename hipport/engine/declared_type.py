@@ -21,3 +21,17 @@ def declared_with(argument: bytes, source: bytes, types: tuple[str, ...]) -> boo
         rb"(?<![\w])(?:const\s+)?(?:" + spellings + rb")\s+(?:const\s+)?(?:[\w\s,*=\[\]]*,\s*)?\*?\s*" + name + rb"\b"
     )
     return re.search(declaration, source) is not None
+
+
+_NAME = re.compile(rb"\s*([A-Za-z_]\w*)\s*\Z")
+
+
+def declared_value(argument: bytes, source: bytes, type_name: str) -> bool:
+    """argument is a plain name, and source declares it a `[struct] TYPE` value (`TYPE a, name`;
+    not a pointer): an expression with no side effects, whose members the port may read."""
+    m = _NAME.match(argument)
+    if m is None:
+        return False
+    spelled = re.escape(type_name.encode())
+    declaration = rb"\b(?:struct\s+)?" + spelled + rb"\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*" + re.escape(m.group(1)) + rb"\b"
+    return re.search(declaration, source) is not None

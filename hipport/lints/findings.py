@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hipport.diagnostics import Applicability
-from hipport.parse.sites import LintHit
-from hipport.ruleset.lintrules import StructuralLint
+from hipport.lints.hit import LintHit
+from hipport.lints.rule import StructuralLint
 from hipport.versions import Version, format_version, parse_version
 
 

@@ -1,4 +1,6 @@
-"""A project's own operators on vector types, which HIP's vector types already have.
+"""'vector-operator': a free, non-template operator matching TEXT on one of the vector types NAMES,
+which HIP's own member operators make ambiguous; with POSITION "binary", a binary operator taking
+two of the type (by value or const reference), which HIP's non-template friends make ambiguous.
 
 CUDA's float4 is a plain struct, so projects define operator+=(float4 &, float4)
 (helper_math.h style). HIP's float4 is HIP_vector_type<float, 4>, whose compound
@@ -15,11 +17,13 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hipport.diagnostics import Applicability
-from hipport.ruleset.lintrules import StructuralLint
-from hipport.ruleset.model import RuleSet
+from hipport.lints.matcher import FILE, Matcher
+from hipport.lints.rule import StructuralLint
 
 COMPONENTS = ("x", "y", "z", "w")
 _CONTAINERS = frozenset(
@@ -53,19 +57,18 @@ class SemanticFinding:
     edits: tuple[tuple[int, int, bytes], ...] = ()
 
 
-def vector_operator_findings(source: bytes, rules: RuleSet) -> list[SemanticFinding]:
-    lints = [lint for lint in rules.structural_lints if lint.match == "vector-operator"]
+def findings(source: bytes, lints: Sequence[StructuralLint], root: Callable[[], Any]) -> list[SemanticFinding]:
+    """The file's findings for its vector-operator lints; root() gives the file's syntax tree, which is
+    asked for only when a definition may match."""
     if not lints or b"operator" not in source:
         return []
     wanted = [lint for lint in lints if _prefilter(lint).search(source)]
     if not wanted:
         return []
-    from hipport.parse.treesitter import _parser
-
-    root = _parser().parse(source).root_node
     line_starts = line_starts_of(source)
     found: list[SemanticFinding] = []
-    for definition, conditions in scoped_items(root, (), source, ("function_definition", "declaration"), _CONTAINERS):
+    kinds = ("function_definition", "declaration")
+    for definition, conditions in scoped_items(root(), (), source, kinds, _CONTAINERS):
         for lint in wanted:
             if lint.fix is not None and "".join(lint.fix.split()) in conditions:
                 continue  # already kept for other platforms only: ported code
@@ -112,13 +115,18 @@ def function_declarator(definition):
     return declarator if declarator is not None and declarator.type == "function_declarator" else None
 
 
+def named_declarator(definition, kind: str):
+    """(function_declarator, its name node) of a definition whose name is a node of kind, else None."""
+    declarator = function_declarator(definition)
+    name_node = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return (declarator, name_node) if name_node is not None and name_node.type == kind else None
+
+
 def _judge(node, lint: StructuralLint, source: bytes, line_starts: list[int]) -> SemanticFinding | None:
-    declarator = function_declarator(node)
-    if declarator is None:
+    named = named_declarator(node, "operator_name")
+    if named is None:
         return None
-    name_node = declarator.child_by_field_name("declarator")
-    if name_node is None or name_node.type != "operator_name":
-        return None
+    declarator, name_node = named
     operator = "".join(_text(name_node, source).split())[len("operator") :]
     if lint.text is None or not re.fullmatch(lint.text, operator):
         return None
@@ -316,3 +324,13 @@ def _text(node, source: bytes) -> str:
 
 def _bytes(node, source: bytes) -> bytes:
     return source[node.start_byte : node.end_byte]
+
+
+MATCHER = Matcher(
+    "vector-operator",
+    FILE,
+    frozenset({"names", "text"}),
+    frozenset({"position"}),
+    run=findings,
+    positions=frozenset({"binary"}),
+)

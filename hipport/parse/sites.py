@@ -6,9 +6,13 @@ they find these places, never in what they report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from struct import Struct
+from typing import Any
+
+from hipport.lints.hit import LintHit
 
 _PAIR = Struct("<qq")
 _PAIR_SIZE = _PAIR.size
@@ -138,22 +142,25 @@ class StringNameSite:
     call: str | None = None  # the function the literal is passed to directly (dlsym), if any
 
 
-@dataclass(slots=True)
-class LintHit:
-    """A place where a structural lint (rules/lint-*.toml) matched."""
+class SyntaxTree:
+    """The file's syntax tree (its root node), as the backend read the file, built at most once.
 
-    rule: int  # index of the lint in the rule set
-    start: int  # the span the finding points at, and that a fix replaces
-    end: int
-    name: str  # the matched text, for the message
-    call: int | None = None  # for a hit on a call argument: where the call's name starts
-    argument: int | None = None
-    fixable: bool = True  # False when the matcher found the rule's fix unsafe at this place
-    detail: str = ""  # words the message gains here, e.g. which macro the value came through
-    trigger: str = ""  # the candidate name that started the match, if a name did
-    own_name: bool = False  # the trigger names a declaration of the file's own where it is
-    replacement: str | None = None  # the fix at this place, when the matcher composed it (else the rule's)
-    severity: str | None = None  # the severity at this place, when the matcher knows better than the rule
+    A backend that parsed the file whole hands over the tree it walked; one that parsed it in pieces
+    (hipport.parse.treesitter.chunks), whose trees were let go, gives how to build it, and the first
+    caller that needs it (a lint that reads a file's functions whole) builds it.
+    """
+
+    __slots__ = ("_build", "_root")
+
+    def __init__(self, root: Any = None, build: Callable[[], Any] | None = None) -> None:
+        self._root, self._build = root, build
+
+    def root(self) -> Any:
+        if self._root is None and self._build is not None:
+            self._root, self._build = self._build(), None
+        if self._root is None:
+            raise ValueError("this parse carries no syntax tree")
+        return self._root
 
 
 @dataclass(slots=True)
@@ -170,3 +177,5 @@ class ParsedFile:
     pasted: list[PastedNameSite] = field(default_factory=list)
     lint_hits: list[LintHit] = field(default_factory=list)
     strings: list[StringNameSite] = field(default_factory=list)
+    # The engine's one way to the tree; not part of what the parse found (two parses compare by their sites).
+    syntax: SyntaxTree = field(default_factory=SyntaxTree, compare=False, repr=False)

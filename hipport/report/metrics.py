@@ -168,7 +168,6 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
     roc = bool(report.get("options", {}).get("roc"))
     cuda_library = {rocm: cudas[0] for rocm, cudas in replaced(rules, roc).items()}
     file_metrics = []
-    unsupported_codes, target_lacks_codes = tables.sets_named("unsupported", "target_lacks")
     for entry in files:
         by_library.update(entry.get("converted", {}))
         for name, count in entry.get("converted_names", {}).items():
@@ -193,28 +192,10 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
                 row.locations.append(f"{entry['path']}:{finding['line']}:{finding['column']}")
                 if code != UNMAPPED_CODE:
                     row.count += 1
-        judged = file_verdict(entry, rules, roc)  # recomputed: a report from before verdicts has none
         # the unmapped table is the data: its HP102 findings may have been suppressed
         for name, count in entry.get("unmapped", {}).items():
             _row(rows, UNMAPPED_CODE, name, None, tables.not_ported[UNMAPPED_CODE]).count += count
-        file_metrics.append(
-            FileMetrics(
-                path=entry["path"],
-                converted=sum(entry.get("converted", {}).values()),
-                converted_by_library=dict(sorted(entry.get("converted", {}).items())),
-                unmapped=sum(entry.get("unmapped", {}).values()),
-                unsupported=sum(counted[c] for c in unsupported_codes),
-                target_lacks=sum(counted[c] for c in target_lacks_codes),
-                launches=entry.get("launches", 0),
-                findings_by_severity=dict(file_severity),
-                effort=next((c for c in EFFORT_CLASSES if c in file_efforts), None),
-                verdict="needs-library" if judged.kind == "ports" and judged.needs else judged.kind,
-                needs=list(judged.needs),
-                kind=judged.kind,
-                label=judged.label,
-                minutes=judged.minutes,
-            )
-        )
+        file_metrics.append(_file_metrics(entry, rules, roc, file_severity, file_efforts, counted))
     kinds = sorted({k for per_kind in by_library_kind.values() for k in per_kind})
     return Metrics(
         hip_version=report.get("options", {}).get("hip_version", "?"),
@@ -235,6 +216,30 @@ def measure(report: dict, rules: RuleSet) -> Metrics:
         launches=sum(f.launches for f in file_metrics),
         verdicts={v: sum(1 for f in file_metrics if f.verdict == v) for v in VERDICTS},
         libraries_needed=dict(sorted(Counter(n for f in file_metrics for n in f.needs).items())),
+    )
+
+
+def _file_metrics(
+    entry: dict, rules: RuleSet, roc: bool, severity: Counter, efforts: set[str], counted: Counter[str]
+) -> FileMetrics:
+    """One file's line of the report, from its entry and what measure counted of its findings."""
+    unsupported_codes, target_lacks_codes = rules.code_tables.sets_named("unsupported", "target_lacks")
+    judged = file_verdict(entry, rules, roc)  # recomputed: a report from before verdicts has none
+    return FileMetrics(
+        path=entry["path"],
+        converted=sum(entry.get("converted", {}).values()),
+        converted_by_library=dict(sorted(entry.get("converted", {}).items())),
+        unmapped=sum(entry.get("unmapped", {}).values()),
+        unsupported=sum(counted[c] for c in unsupported_codes),
+        target_lacks=sum(counted[c] for c in target_lacks_codes),
+        launches=entry.get("launches", 0),
+        findings_by_severity=dict(severity),
+        effort=next((c for c in EFFORT_CLASSES if c in efforts), None),
+        verdict="needs-library" if judged.kind == "ports" and judged.needs else judged.kind,
+        needs=list(judged.needs),
+        kind=judged.kind,
+        label=judged.label,
+        minutes=judged.minutes,
     )
 
 

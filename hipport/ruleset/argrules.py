@@ -29,6 +29,13 @@ cudaEventCreate(&e, flags)). Its actions are declarative:
 - `target`: "hip" (default) when the port writes the HIP name, "roc" when it
   writes the ROC library's name (--roc); `since`/`until`: the HIP versions the
   rule is for;
+- `when_argument` with `when_declared` or `when_matches`: the rule applies only where the call's
+  argument when_argument is a name this file declares as a `when_declared` value (not a pointer),
+  or where its text matches the regular expression `when_matches`: CUDA 13's
+  cudaMemPrefetchAsync(ptr, count, cudaMemLocation, flags) has the count of the older
+  (ptr, count, device, stream), and only the third argument tells them apart. A rule whose
+  condition holds wins over one without, and when_declared over when_matches. A template may name
+  the when_declared argument more than once: a name evaluates the same each time;
 - `platform`: the one platform whose HIP headers take the call without the rewrite
   ("amd": hipMallocAsync's T** template): the rewrite is still made, and in HIP code
   a call to the HIP name without it is HP441 unless the code is for that platform
@@ -44,7 +51,8 @@ from dataclasses import dataclass
 PLACEHOLDER = re.compile(r"\{(?:(?P<index>\d{1,2})(?P<rest>\.\.)?(?::(?P<cast>[^{}]*))?|(?P<borrowed>borrowed))\}")
 # What a template may insert between its placeholders: expressions made of names,
 # numbers, casts and operators, never a statement, a string or a comment.
-_LITERAL = re.compile(r"[A-Za-z0-9_ ,&*()<>:.|+-]*")
+_LITERAL = re.compile(r"[A-Za-z0-9_ ,&*()<>:.|+?!=-]*")
+_ASSIGNMENT = re.compile(r"(?<![=!<>])=(?!=)|<<=|>>=")
 _CAST_TYPE = re.compile(r"(?:const )?[A-Za-z_][A-Za-z0-9_:]*(?: ?\*(?: ?const)?){1,2}|&")
 TARGETS = ("hip", "roc")
 
@@ -72,6 +80,9 @@ class ArgumentRule:
     until: str | None = None
     library: str | None = None
     platform: str | None = None  # the only platform whose HIP headers take the call as CUDA wrote it
+    when_argument: int | None = None  # the argument the conditions below test
+    when_declared: str | None = None  # ... is a name this file declares as a value of this type
+    when_matches: str | None = None  # ... has text this regular expression finds
 
     def matches(self, count: int | None) -> bool:
         if count is None:  # not a call: only a rule about every use of the name applies
@@ -97,6 +108,9 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
     """(field, problem) for an [[argument_rewrite]] entry the engine could not apply safely."""
     if entry.get("target", "hip") not in TARGETS:
         return "target", f"target must be one of {', '.join(TARGETS)}"
+    condition = _condition_problem(entry)
+    if condition is not None:
+        return condition
     template = entry.get("arguments")
     if template is None:
         if entry.get("message") is None and entry.get("hip") is None:
@@ -108,8 +122,10 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
         if isinstance(piece, str):
             if "{" in piece or "}" in piece:
                 return "arguments", f"unknown placeholder in {piece!r}: use {{N}}, {{N..}}, {{N:TYPE}} or {{borrowed}}"
-            if not _LITERAL.fullmatch(piece) or "//" in piece or "/*" in piece:
-                return "arguments", f"the text {piece!r} may only hold names, numbers, casts, operators and commas"
+            if not _LITERAL.fullmatch(piece) or "//" in piece or "/*" in piece or _ASSIGNMENT.search(piece):
+                return "arguments", (
+                    f"the text {piece!r} may only hold names, numbers, casts, operators (no assignment) and commas"
+                )
             continue
         if piece.group("borrowed"):
             if (
@@ -122,7 +138,7 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
         if last_rest:
             return "arguments", "no argument may follow {N..}"
         index = int(piece.group("index"))
-        if index in seen:
+        if index in seen and not (index == entry.get("when_argument") and entry.get("when_declared")):
             return "arguments", f"argument {index} is used twice: the call would evaluate it twice"
         seen.add(index)
         cast = piece.group("cast")
@@ -135,6 +151,28 @@ def validate_argument_rule(entry: dict) -> tuple[str, str] | None:
     if template.count("(") != template.count(")") or template.count("<") != template.count(">"):
         return "arguments", "parentheses and angle brackets must balance"
     return None
+
+
+def _condition_problem(entry: dict) -> tuple[str, str] | None:
+    """when_argument goes with when_declared or when_matches, and they with it."""
+    index, tests = entry.get("when_argument"), [k for k in ("when_declared", "when_matches") if k in entry]
+    if index is None:
+        return (tests[0], f"{tests[0]} needs when_argument, the argument it tests") if tests else None
+    if not tests:
+        return "when_argument", "when_argument needs when_declared or when_matches, what it tests"
+    if index < 0 or ("count" in entry and index >= entry["count"]):
+        return "when_argument", f"the call has no argument {index}"
+    if "when_declared" in entry and not _TYPE_NAME.fullmatch(entry["when_declared"]):
+        return "when_declared", "when_declared must be a type name, such as cudaMemLocation"
+    if "when_matches" in entry:
+        try:
+            re.compile(entry["when_matches"])
+        except re.error as exc:
+            return "when_matches", f"when_matches is not a regular expression: {exc}"
+    return None
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def make_argument_rule(entry: dict, origin: object) -> ArgumentRule:

@@ -1,6 +1,6 @@
 """Porting lints and version-gated call rewrites, as rule data.
 
-A `[[lint]]` names one of a small set of structural matchers (MATCHERS) and its
+A `[[lint]]` names one of the structural matchers of hipport.lints.registry and its
 parameters; the parser backend runs the matcher only at the candidates the
 scanner found (identifiers and integer literals), so a lint never adds a walk
 over the whole tree. A `[[rewrite]]` rewrites a call for targets older than the
@@ -12,90 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# match kind -> (required parameters, optional parameters)
-MATCHERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # argument N of a call to NAMES is an integer literal (or a file-local
-    # #define of one) whose value is in LITERALS
-    "call-argument": (frozenset({"names", "argument", "literals"}), frozenset()),
-    # `x OP L` / `L OP x` with (OP, L) in OPERATORS and x mentioning an identifier
-    # matching OPERAND, directly or through one assignment in the same function
-    "binary-operand": (frozenset({"operators", "operand"}), frozenset()),
-    # a for loop whose POSITION (initializer or condition) holds a literal in
-    # LITERALS and whose body calls a function matching CALLS
-    "loop-bound": (frozenset({"literals", "position", "calls"}), frozenset()),
-    # a one-dimensional __shared__ array sized by a literal in LITERALS and
-    # subscripted, in the same function, by an index matching SUBSCRIPT
-    "shared-array": (frozenset({"literals", "subscript"}), frozenset()),
-    # the result of a call to NAMES initialises or is assigned to a variable of
-    # one of TYPES
-    "call-result-type": (frozenset({"names", "types"}), frozenset()),
-    # argument N of a call to NAMES is a call matching CALLS, or a variable
-    # assigned from one in the same function
-    "call-on-call": (frozenset({"names", "argument", "calls"}), frozenset()),
-    # an asm statement (keywords in NAMES) whose text matches TEXT, or any asm
-    # inside device code when DEVICE_CODE is true
-    "asm": (frozenset({"names", "text"}), frozenset({"device_code"})),
-    # a use of one of NAMES, or of a name matching PATTERN; with DEVICE_CODE, only inside a
-    # __global__ or __device__ (not __host__ __device__) function
-    "name": (frozenset(), frozenset({"names", "pattern", "device_code"})),
-    # one of NAMES used as a class template (texture<float, 1>)
-    "template-type": (frozenset({"names"}), frozenset()),
-    # one of NAMES in a preprocessor test; presence tests (#ifdef, defined())
-    # can take FIX; with NEWEST (a condition true where the macro is undefined but code
-    # should count as newer than any of its values) comparisons and bare value tests can too
-    # (hipport/parse/treesitter/lints/macro.py); a use in code is VALUE_SEVERITY
-    "macro-test": (frozenset({"names"}), frozenset({"newest", "value_severity"})),
-    # member NAMES of a variable this file declares with one of RECEIVERS as type
-    "member": (frozenset({"names", "receivers"}), frozenset({"hip"})),
-    # a <<<>>> launch inside __global__ or __device__ code
-    "device-launch": (frozenset(), frozenset()),
-    # NAMES.x/.y/.z (HIP's coordinate objects) as an argument of a call matching
-    # CALLS, or as the whole initialiser of an auto variable (hipport/parse/treesitter/lints/semantic.py)
-    "coordinate-member": (frozenset({"names", "calls"}), frozenset()),
-    # the whole NAMES object initialising a variable of one of TYPES
-    "coordinate-struct": (frozenset({"names", "types"}), frozenset()),
-    # a variable or parameter of one of the handle types NAMES (or a cast to one)
-    # used as an operand of a binary operator matching TEXT (hipport/parse/treesitter/lints/semantic.py)
-    "handle-arithmetic": (frozenset({"names", "text"}), frozenset()),
-    # a free, non-template operator matching TEXT on one of the vector types NAMES,
-    # which HIP's own member operators make ambiguous (hipport/lints/vector_operator.py);
-    # POSITION "binary": a binary operator taking two of the type (by value or const reference),
-    # which HIP's non-template friends make ambiguous
-    "vector-operator": (frozenset({"names", "text"}), frozenset({"position"})),
-    # argument N of a call to NAMES is a variable its function declares with one of TYPES: a
-    # pointer to one with POINTER (`T *p` passed as p or p + i, `T v` passed as &v), else a value
-    "argument-type": (frozenset({"names", "argument", "types"}), frozenset({"pointer"})),
-    # a file-scope definition of function NAMES whose first parameter points to one of TYPES,
-    # which HIP's headers already define (hipport/lints/own_overload.py)
-    "own-overload": (frozenset({"names", "types"}), frozenset()),
-}
-# Every lint also has: code and message (words {name}, {target}, {added}, {hip}),
-# and may have: fix (the text that replaces the finding's span, with the same words; applied by convert
-# only with fix_safe = true and where the matcher found it safe, otherwise offered
+from hipport.lints.matcher import LAUNCH
+from hipport.lints.registry import LITERAL_TRIGGERED, MATCHERS, NAME_TRIGGERED
+from hipport.lints.rule import StructuralLint as StructuralLint, int_value as int_value
+
+# Every lint names a matcher registered in hipport.lints.registry (whose module's MATCHER says
+# which parameters it requires and takes), and also has: code and message (words {name}, {target},
+# {added}, {hip}), and may have: fix (the text that replaces the finding's span, with the same words;
+# applied by convert only with fix_safe = true and where the matcher found it safe, otherwise offered
 # as a suggestion), added (report only for targets older than this HIP), hip (the
 # HIP spelling, which becomes the fix from `added` on), once (first hit per file),
 # severity (overrides the code's), fixed_severity (the severity where convert applied the
 # fix: the meaning was kept), library.
-NAME_TRIGGERED = {
-    "argument-type",
-    "call-argument",
-    "call-result-type",
-    "call-on-call",
-    "asm",
-    "name",
-    "template-type",
-    "macro-test",
-    "member",
-    "coordinate-member",
-    "coordinate-struct",
-    "handle-arithmetic",
-}
-LITERAL_TRIGGERED = {"binary-operand", "loop-bound", "shared-array"}
-# Kinds about a function or macro by name: silent where the file defines that name itself
-# (a compatibility shim that defines __shfl_sync, or its own __CUDA_ARCH__).
-OWN_NAME_SILENCES = {"argument-type", "call-argument", "call-result-type", "call-on-call", "name", "macro-test"}
-POSITIONS = {"initializer", "condition"}
-VECTOR_POSITIONS = {"binary"}
 REGEX_FIELDS = ("operand", "calls", "subscript", "text", "pattern")
 
 
@@ -119,40 +47,6 @@ class RewriteRule:
     library: str = "Device_API"
 
 
-@dataclass(frozen=True, slots=True)
-class StructuralLint:
-    index: int
-    code: str
-    match: str
-    message: str
-    origin: object
-    names: tuple[str, ...] = ()
-    pattern: str | None = None
-    literals: tuple[int, ...] = ()
-    operators: tuple[tuple[str, int], ...] = ()
-    argument: int = 0
-    operand: str | None = None
-    calls: str | None = None
-    position: str | None = None
-    subscript: str | None = None
-    types: tuple[str, ...] = ()
-    text: str | None = None
-    receivers: tuple[str, ...] = ()
-    device_code: bool = False
-    pointer: bool = False  # argument-type: the argument points to one of types
-    added: str | None = None  # the lint applies only to targets older than this HIP
-    hip: str | None = None  # HIP's spelling, when HIP has the thing under another name
-    fix: str | None = None
-    fix_safe: bool = False
-    severity: str | None = None
-    fixed_severity: str | None = None  # the severity where convert applied the fix
-    value_severity: str | None = None  # macro-test: a use of the macro in code, which no fix keeps
-    newest: str | None = None  # macro-test: the condition under which comparisons count as newest
-    once: bool = False  # report the first occurrence in a file only
-    library: str | None = None
-    platform: str | None = None  # the only platform whose headers take the construct: report when porting for others
-
-
 @dataclass
 class LintIndex:
     """What the scanner and the parser backend need to trigger lints."""
@@ -172,23 +66,6 @@ class LintIndex:
             hit = self.by_name.get(name, ()) + tuple(i for regex, i in self.patterns if regex.match(name))
             self._pattern_cache[name] = hit
         return hit
-
-
-def int_value(text: str | bytes) -> int | None:
-    """The value of a C integer literal (0x1F, 32u, 1'000), or None."""
-    if isinstance(text, bytes):
-        text = text.decode("ascii", "replace")
-    digits = text.strip().replace("'", "").rstrip("uUlLzZ")
-    try:
-        if digits[:2].lower() == "0x":
-            return int(digits[2:], 16)
-        if digits[:2].lower() == "0b":
-            return int(digits[2:], 2)
-        if len(digits) > 1 and digits[0] == "0":
-            return int(digits[1:], 8)
-        return int(digits, 10)
-    except ValueError:
-        return None
 
 
 def literal_regex(values: set[int]) -> re.Pattern[bytes] | None:
@@ -215,14 +92,16 @@ def literal_start_ok(source: bytes, start: int) -> bool:
 def validate_lint(entry: dict) -> tuple[str, str] | None:
     """(field, message) for a lint entry the generic schema check cannot judge."""
     match = entry.get("match")
-    if match not in MATCHERS:
-        return "match", f"match must be one of {', '.join(sorted(MATCHERS))}"
-    required, _optional = MATCHERS[match]
-    for name in sorted(required):
+    matcher = MATCHERS.get(match) if isinstance(match, str) else None
+    if matcher is None:
+        return "match", f"unknown matcher {match!r}: match must be one of {', '.join(sorted(MATCHERS))}"
+    for name in sorted(matcher.required):
         if name not in entry:
             return "match", f"a '{match}' lint needs '{name}'"
-    if match == "name" and not (entry.get("names") or entry.get("pattern")):
-        return "match", "a 'name' lint needs 'names' or 'pattern'"
+    if matcher.check is not None:
+        problem = matcher.check(entry)
+        if problem is not None:
+            return problem
     for name in REGEX_FIELDS:
         if name in entry:
             try:
@@ -236,9 +115,8 @@ def validate_lint(entry: dict) -> tuple[str, str] | None:
         parts = operator.split()
         if len(parts) != 2 or int_value(parts[1]) is None:
             return "operators", f"operators are 'OP LITERAL' pairs such as '% 32', got {operator!r}"
-    positions = VECTOR_POSITIONS if match == "vector-operator" else POSITIONS
-    if "position" in entry and entry["position"] not in positions:
-        return "position", f"position must be one of {', '.join(sorted(positions))}"
+    if "position" in entry and entry["position"] not in matcher.positions:
+        return "position", f"position must be one of {', '.join(sorted(matcher.positions))}"
     if "fix_safe" in entry and "fix" not in entry and "hip" not in entry:
         return "fix_safe", "fix_safe needs a fix"
     for name in ("fixed_severity", "value_severity"):
@@ -342,7 +220,7 @@ def build_index(lints: list[StructuralLint]) -> LintIndex:
             values = set(lint.literals) | {value for _, value in lint.operators}
             for value in values:
                 by_literal.setdefault(value, []).append(lint.index)
-        elif lint.match == "device-launch":
+        elif MATCHERS[lint.match].trigger == LAUNCH:
             launch.append(lint.index)
     return LintIndex(
         rules=tuple(lints),

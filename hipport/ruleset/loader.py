@@ -146,29 +146,55 @@ def _merge(ruleset: RuleSet, path: Path, blob: bytes, builtin: bool) -> None:
 
 
 def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, library: str) -> None:
+    """Add one rule file's data to ruleset, section by section; a later rule for a name replaces an earlier one."""
+    _merge_names(ruleset, data, origin, library)
+    _merge_headers(ruleset, data, origin, library)
+    _merge_call_rules(ruleset, data, origin)
+    _merge_tables(ruleset, data, origin)
+    text = blob.decode("utf-8")
+    ruleset.build.merge(data, text, origin.path)
+    _merge_tests(ruleset, data, text, origin)
 
+
+def _merge_names(ruleset: RuleSet, data: dict, origin: Origin, library: str) -> None:
+    """Names: renamed, unsupported (no HIP name), qualified, macros and namespaces."""
     for entry in data.get("rename", []):
-        extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
-        ruleset.names[entry["cuda"]] = NameRule(
-            cuda=entry["cuda"],
-            hip=entry["hip"],
-            library=entry.get("library", library),
-            kind=entry.get("kind", "name"),
-            section=entry.get("section", ""),
-            origin=origin,
-            **extra,
-        )
+        ruleset.names[entry["cuda"]] = _name_rule(entry, entry["hip"], origin, library)
     for entry in data.get("unsupported", []):
-        extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
-        ruleset.names[entry["cuda"]] = NameRule(
-            cuda=entry["cuda"],
-            hip=None,
-            library=entry.get("library", library),
-            kind=entry.get("kind", "name"),
-            section=entry.get("section", ""),
-            origin=origin,
-            **extra,
+        ruleset.names[entry["cuda"]] = _name_rule(entry, None, origin, library)
+    for entry in data.get("qualified", []):
+        ruleset.qualified[entry["cuda"]] = NameRule(
+            entry["cuda"], entry["hip"], entry.get("library", library), "qualified", "", origin, note=entry.get("note")
         )
+    for entry in data.get("macro", []):
+        ruleset.macros[entry["cuda"]] = MacroRule(
+            cuda=entry["cuda"],
+            hip=entry.get("hip"),
+            origin=origin,
+            header=entry.get("header"),
+            added=entry.get("added"),
+            note=entry.get("note"),
+        )
+    for entry in data.get("namespace", []):
+        ruleset.namespaces[entry["cuda"]] = NamespaceRule(
+            entry["cuda"], entry["hip"], entry.get("library", library), origin
+        )
+
+
+def _name_rule(entry: dict, hip: str | None, origin: Origin, library: str) -> NameRule:
+    extra = {k: v for k, v in entry.items() if k in _NAME_FIELDS}
+    return NameRule(
+        cuda=entry["cuda"],
+        hip=hip,
+        library=entry.get("library", library),
+        kind=entry.get("kind", "name"),
+        section=entry.get("section", ""),
+        origin=origin,
+        **extra,
+    )
+
+
+def _merge_headers(ruleset: RuleSet, data: dict, origin: Origin, library: str) -> None:
     for entry in data.get("header", []):
         ruleset.headers[entry["cuda"]] = HeaderRule(
             cuda=entry["cuda"],
@@ -187,23 +213,10 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
             note=entry.get("note"),
             rename_words=tuple(entry.get("rename_words", ())),
         )
-    for entry in data.get("qualified", []):
-        ruleset.qualified[entry["cuda"]] = NameRule(
-            entry["cuda"], entry["hip"], entry.get("library", library), "qualified", "", origin, note=entry.get("note")
-        )
-    for entry in data.get("macro", []):
-        ruleset.macros[entry["cuda"]] = MacroRule(
-            cuda=entry["cuda"],
-            hip=entry.get("hip"),
-            origin=origin,
-            header=entry.get("header"),
-            added=entry.get("added"),
-            note=entry.get("note"),
-        )
-    for entry in data.get("namespace", []):
-        ruleset.namespaces[entry["cuda"]] = NamespaceRule(
-            entry["cuda"], entry["hip"], entry.get("library", library), origin
-        )
+
+
+def _merge_call_rules(ruleset: RuleSet, data: dict, origin: Origin) -> None:
+    """What is done at a call or a use beyond a rename: wraps, lints, rewrites, accessors and structural lints."""
     for entry in data.get("wrap_argument", []):
         ruleset.wraps[entry["cuda"]] = WrapRule(
             entry["cuda"], entry["argument"], entry["wrapper"], origin, tuple(entry.get("unless_declared", ()))
@@ -228,6 +241,14 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
         ruleset.structural_lints.append(lint)
         if lint.platform is not None and lint.match == "name":
             ruleset.platform_names.update(dict.fromkeys(lint.names, lint))
+
+
+# Top-level lists of names that add up across files.
+_NAME_SETS = ("markers", "typedef_names", "runtime_libraries", "runtime_first_libraries")
+
+
+def _merge_tables(ruleset: RuleSet, data: dict, origin: Origin) -> None:
+    """Libraries, codes and the file-wide settings: name sets that add up, includes a later file replaces."""
     for entry in data.get("library_title", []):
         ruleset.library_titles[entry["library"]] = entry["title"]
         if "target_column" in entry:
@@ -237,21 +258,18 @@ def _merge_data(ruleset: RuleSet, data: dict, blob: bytes, origin: Origin, libra
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     ruleset.code_tables.merge(data)
-    if "markers" in data:
-        ruleset.markers = ruleset.markers | frozenset(data["markers"])
-    if "typedef_names" in data:
-        ruleset.typedef_names = ruleset.typedef_names | frozenset(data["typedef_names"])
-    if "runtime_libraries" in data:
-        ruleset.runtime_libraries = ruleset.runtime_libraries | frozenset(data["runtime_libraries"])
-    if "runtime_first_libraries" in data:
-        ruleset.runtime_first_libraries = ruleset.runtime_first_libraries | frozenset(data["runtime_first_libraries"])
+    for key in _NAME_SETS:
+        if key in data:
+            setattr(ruleset, key, getattr(ruleset, key) | frozenset(data[key]))
     if "patterns" in data:
         ruleset.unmapped_patterns = (*ruleset.unmapped_patterns, *data["patterns"])
     for key in ("runtime_include", "runtime_api_include"):
         if key in data:
             setattr(ruleset, key, data[key])
-    text = blob.decode("utf-8")
-    ruleset.build.merge(data, text, origin.path)
+
+
+def _merge_tests(ruleset: RuleSet, data: dict, text: str, origin: Origin) -> None:
+    """The file's [[test]] entries, each with its line for the self-test's failures."""
     test_lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[test]]"]
     for index, entry in enumerate(data.get("test", [])):
         line = test_lines[index] if index < len(test_lines) else 1
@@ -277,4 +295,13 @@ def _merge_argument_rules(ruleset: RuleSet, entries: list[dict], origin: Origin)
 
 
 def _argument_shape(rule: ArgumentRule) -> tuple:
-    return rule.count, rule.min_count, rule.target, rule.since, rule.until
+    return (
+        rule.count,
+        rule.min_count,
+        rule.target,
+        rule.since,
+        rule.until,
+        rule.when_argument,
+        rule.when_declared,
+        rule.when_matches,
+    )

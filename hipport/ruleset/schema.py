@@ -208,13 +208,16 @@ def _check_argument_duplicates(data: dict, where: _Locator, path: str) -> None:
             entry.get("target", "hip"),
             entry.get("since"),
             entry.get("until"),
+            entry.get("when_argument"),
+            entry.get("when_declared"),
+            entry.get("when_matches"),
         )
         if key in seen:
             raise RuleFileError(
                 path,
                 where.entry_line("argument_rewrite", index),
-                f"duplicate argument_rewrite rule for '{entry['cuda']}' with the same count, target "
-                f"and versions (first at line {where.entry_line('argument_rewrite', seen[key])})",
+                f"duplicate argument_rewrite rule for '{entry['cuda']}' with the same count, target, "
+                f"versions and conditions (first at line {where.entry_line('argument_rewrite', seen[key])})",
             )
         seen[key] = index
 

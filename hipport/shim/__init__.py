@@ -18,6 +18,7 @@ from hipport.analysis import source_files
 from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.emit.writer import write_atomic
 from hipport.engine.port.shim_mode import file_use, is_shim_header, neutral_vocabulary
+from hipport.parse.sites import IncludeSite
 from hipport.project import ProjectHeaders
 from hipport.ruleset.model import RuleSet
 from hipport.shim.plan import ShimPlan, Usage, plan_shim
@@ -151,20 +152,22 @@ def _unportable(usage: Usage, plan: ShimPlan, rules: RuleSet) -> list[tuple[str,
             )
         for site in file.includes:
             if rules.headers[site.path].hip is None and not rules.headers[site.path].drop:
-                findings.append(
-                    Finding(
-                        "HP103",
-                        Severity.ERROR,
-                        site.path_start,
-                        site.path_end,
-                        site.path,
-                        f"<{site.path}> has no HIP equivalent; the shim header stops the HIP build with #error",
-                    )
-                )
-        findings.sort(key=lambda f: (f.start, f.code))
-        assign_positions_and_fingerprints(findings, LineIndex(file.source))
-        found.extend((file.path, f) for f in findings)
+                message = f"<{site.path}> has no HIP equivalent; the shim header stops the HIP build with #error"
+                findings.append(_include_error("HP103", site, message))
+        found.extend((file.path, f) for f in _placed(findings, file.source))
     return found
+
+
+def _include_error(code: str, site: IncludeSite, message: str) -> Finding:
+    """An error on the path of an #include."""
+    return Finding(code, Severity.ERROR, site.path_start, site.path_end, site.path, message)
+
+
+def _placed(findings: list[Finding], source: bytes) -> list[Finding]:
+    """findings in the order of the file, with their lines, columns and fingerprints."""
+    findings.sort(key=lambda f: (f.start, f.code))
+    assign_positions_and_fingerprints(findings, LineIndex(source))
+    return findings
 
 
 def _short(version: Version | None) -> str:
@@ -236,19 +239,9 @@ def names_not_covered(
                 )
         for site in file.includes:
             if site.path not in includes:
-                findings.append(
-                    Finding(
-                        NOT_COVERED,
-                        Severity.ERROR,
-                        site.path_start,
-                        site.path_end,
-                        site.path,
-                        f"<{site.path}> is not in {header_path.name}; regenerate it with hipport shim",
-                    )
-                )
-        findings.sort(key=lambda f: (f.start, f.code))
-        assign_positions_and_fingerprints(findings, LineIndex(file.source))
-        gaps.extend(Gap(file.path, f) for f in findings)
+                message = f"<{site.path}> is not in {header_path.name}; regenerate it with hipport shim"
+                findings.append(_include_error(NOT_COVERED, site, message))
+        gaps.extend(Gap(file.path, f) for f in _placed(findings, file.source))
     return gaps
 
 

@@ -1,6 +1,7 @@
-"""Writing a converted tree's mirror into OUT: each file atomically, never through a link in OUT.
+"""Writing a converted tree: its mirror into OUT, each file atomically, never through a link in OUT;
+or in place, after the git-state checks, with backups where asked.
 
-A part of hipport.tree.run's TreeConversion (the steps it runs for in-place writes come from here too).
+A part of hipport.tree.run's TreeConversion.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hipport.emit.writer import (
     TEMP_SUFFIX,
     check_writable,
     copy_atomic,
+    create_atomic,
     remove_stale_temporaries,
     symlink_atomic,
     write_atomic,
@@ -24,6 +26,8 @@ from hipport.engine.port import FileResult
 from hipport.porting import PortError, TreeRun
 from hipport.tree.interrupt import HeldInterrupts
 from hipport.tree.rename import RenamePlan
+from hipport.tree.safety import backup_suffix, check_in_place, git_state
+from hipport.tree.settings import TreeSettings
 from hipport.tree.walk import Entry
 
 # Errors every later write would meet too: the run stops at the first.
@@ -46,6 +50,8 @@ class MirrorWriting:
     _linked_dirs: set[str]
     _streamed: dict[str, list[str]]
     _opened: Path | None
+    settings: TreeSettings
+    temporary: list[Path]
 
     def _open_mirror(self, out: Path) -> Path:
         if self._opened is None:
@@ -177,6 +183,59 @@ class MirrorWriting:
                     f"{message}; stopped with {self.run.written} file(s) written, none of them partly"
                 ) from None
             self.run.errors.append(message)
+
+    # -- writing in place -------------------------------------------------------------------
+
+    def write_in_place(self) -> None:
+        changes = [
+            (rel, self._target(rel), r)
+            for rel, r in sorted(self.by_rel.items())
+            if r.changed or self._target(rel) != rel
+        ]
+        touched = [self.src / rel for rel, _, _ in changes] + [self.src / new for rel, new, _ in changes if new != rel]
+        state = git_state(self.src)
+        check_in_place(state, touched, self.settings.force)
+        suffix = backup_suffix(state, touched, self.settings.backup_suffix)
+        remove_stale_temporaries(self.temporary)
+        steps: list[Step] = [
+            (self.src / rel, partial(self._replace, rel, new, result, suffix), self.src / rel)
+            for rel, new, result in changes
+        ]
+        if self.plan is not None:
+            steps += [(entry.path, partial(self._retarget, entry), None) for entry in self.links]
+        self._run_steps(steps)
+
+    def _replace(self, rel: str, new: str, result: FileResult, suffix: str) -> None:
+        path = self.src / rel
+        current = _read_if_there(path)
+        if current != result.source:
+            # Another hipport run may have ported it meanwhile; anything else is someone's edit to keep.
+            done = _read_if_there(self.src / new) if new != rel and current is None else current
+            if done != result.output:
+                self.run.errors.append(f"{path}: changed while hipport ran; left as it is (run again to port it)")
+            return
+        # The backup holds the bytes just compared, created only if none exists: a second run, or
+        # a concurrent one, never replaces the original with a port.
+        if suffix and create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
+            self.run.backups += 1
+        write_atomic(self.src / new, result.output, mode_from=path)
+        self.run.written += 1
+        if new != rel:
+            os.unlink(path)
+
+    def _retarget(self, entry: Entry) -> None:
+        target = os.readlink(entry.path)
+        assert self.plan is not None  # links are retargeted only with --rename
+        new = self.plan.link_target(entry.rel, target)
+        if new != target:
+            symlink_atomic(new, entry.path)
+
+
+def _read_if_there(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _temporaries(directory: Path):

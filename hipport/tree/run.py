@@ -20,14 +20,12 @@ import os
 import posixpath
 import re
 import time
-from functools import partial
 from pathlib import Path
 
 from hipport.porting import PortError, TreeRun
 from hipport.buildfiles import BuildSettings, build_file_kind, port_build_file
 from hipport.diagnostics import Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.engine.edits import apply_edits, order_edits
-from hipport.emit.writer import create_atomic, remove_stale_temporaries, symlink_atomic, write_atomic
 from hipport.options import Options
 from hipport.project import ProjectHeaders, own_names, project_include_dirs
 from hipport.engine.port import FileResult
@@ -36,10 +34,10 @@ from hipport.tree.cache import PortCache, cache_root
 from hipport.tree.index import TreeIndex, index_file
 from hipport.tree.parallel import Porter, PortTask, default_jobs
 from hipport.tree.rename import RenamePlan
-from hipport.tree.safety import SafetyError, backup_suffix, check_in_place, check_output_dir, git_state
+from hipport.tree.safety import SafetyError, check_output_dir
 from hipport.tree.settings import TreeSettings
 from hipport.tree.interrupt import HeldInterrupts
-from hipport.tree.mirror import MirrorWriting, Step
+from hipport.tree.mirror import MirrorWriting
 from hipport.tree.resume import begin, finish, unfinished
 from hipport.tree.walk import Entry, is_binary, select, special_kind
 
@@ -305,52 +303,6 @@ class TreeConversion(MirrorWriting):
             self._done += count
             self.settings.progress(self._done, self._total, rel)
 
-    # -- writing in place -------------------------------------------------------------------
-
-    def write_in_place(self) -> None:
-        changes = [
-            (rel, self._target(rel), r)
-            for rel, r in sorted(self.by_rel.items())
-            if r.changed or self._target(rel) != rel
-        ]
-        touched = [self.src / rel for rel, _, _ in changes] + [self.src / new for rel, new, _ in changes if new != rel]
-        state = git_state(self.src)
-        check_in_place(state, touched, self.settings.force)
-        suffix = backup_suffix(state, touched, self.settings.backup_suffix)
-        remove_stale_temporaries(self.temporary)
-        steps: list[Step] = [
-            (self.src / rel, partial(self._replace, rel, new, result, suffix), self.src / rel)
-            for rel, new, result in changes
-        ]
-        if self.plan is not None:
-            steps += [(entry.path, partial(self._retarget, entry), None) for entry in self.links]
-        self._run_steps(steps)
-
-    def _replace(self, rel: str, new: str, result: FileResult, suffix: str) -> None:
-        path = self.src / rel
-        current = _read_if_there(path)
-        if current != result.source:
-            # Another hipport run may have ported it meanwhile; anything else is someone's edit to keep.
-            done = _read_if_there(self.src / new) if new != rel and current is None else current
-            if done != result.output:
-                self.run.errors.append(f"{path}: changed while hipport ran; left as it is (run again to port it)")
-            return
-        # The backup holds the bytes just compared, created only if none exists: a second run, or
-        # a concurrent one, never replaces the original with a port.
-        if suffix and create_atomic(path.with_name(path.name + suffix), current, stat_from=path):
-            self.run.backups += 1
-        write_atomic(self.src / new, result.output, mode_from=path)
-        self.run.written += 1
-        if new != rel:
-            os.unlink(path)
-
-    def _retarget(self, entry: Entry) -> None:
-        target = os.readlink(entry.path)
-        assert self.plan is not None  # links are retargeted only with --rename
-        new = self.plan.link_target(entry.rel, target)
-        if new != target:
-            symlink_atomic(new, entry.path)
-
 
 def convert_tree(
     src: Path, out: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None
@@ -389,13 +341,6 @@ class TreeInterrupted(KeyboardInterrupt):
 RESUME_ADVICE = "run the command again to finish: it resumes where this one stopped"
 FORCE_ADVICE = "run the command again with --force to finish"
 IN_PLACE_ADVICE = "run the command again to finish: what is ported already is left as it is"
-
-
-def _read_if_there(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def convert_tree_in_place(src: Path, rules: RuleSet, options: Options, settings: TreeSettings | None = None) -> TreeRun:

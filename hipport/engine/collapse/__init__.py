@@ -62,7 +62,7 @@ def collapsed_overloads(source: bytes, parsed: ParsedFile, rules: RuleSet, roc: 
     if not any(len(names) > 1 for names in targets.values()):
         return [], []  # the usual case: no two collapsing types in this file, no second parse
     renames = _renames(rules, roc)
-    found = functions(source, renames)
+    found = functions(source, parsed.syntax.root(), renames)
     groups: dict[tuple, list[Function]] = {}
     for function in found:
         groups.setdefault((function.name, function.ported), []).append(function)
@@ -79,9 +79,32 @@ def _judge(
     source: bytes, name: str, ported: tuple[str, ...], members: list[Function], edits: list, findings: list
 ) -> None:
     signature = f"{name}({', '.join(ported)})"
+    apart, always = _pairs(name, signature, members, findings)
     first = members[0]
-    apart: list[Function] = []  # later definitions unlike the first, compiled with it only under some macros
-    always = False  # a later definition unlike the first is compiled wherever the first is: no guard helps
+    definitions = [m for m in members if m.body is not None]
+    identical = len({m.body for m in definitions}) == 1
+    if len(definitions) < 2 or always or not (identical or apart):
+        return
+    if not identical and any(m.returns != first.returns for m in definitions):
+        return  # reported above: C++ rejects the pair whatever is compiled
+    macro = "HIPPORT_ONE_" + re.sub(r"\W", "_", name) + "_" + hashlib.sha1(signature.encode()).hexdigest()[:8]
+    planned = [_guard(source, m, macro) for m in definitions]
+    guarded = all(p is not None for p in planned)
+    if guarded:
+        for plan in planned:
+            edits.extend(plan or ())
+    if identical:
+        _identical(name, signature, definitions, macro, guarded, findings)
+    else:
+        _apart(source, name, signature, first, apart, macro, guarded, findings)
+
+
+def _pairs(name: str, signature: str, members: list[Function], findings: list) -> tuple[list[Function], bool]:
+    """Each later member against the first: (the later definitions unlike the first, compiled with it
+    only under some macros; whether one unlike it is compiled wherever the first is, so no guard helps)."""
+    first = members[0]
+    apart: list[Function] = []
+    always = False
     for other in members[1:]:
         if other.written == first.written or _exclusive(first, other):
             continue
@@ -91,10 +114,9 @@ def _judge(
         )
         if other.returns != first.returns:
             findings.append(
-                CollapseFinding(
+                _at(
                     "HP431",
-                    other.node.start_byte,
-                    other.node.end_byte,
+                    other,
                     name,
                     f"{spelled} both become '{signature}' in HIP with different return types, which C++ "
                     "rejects; rename one of them",
@@ -110,61 +132,63 @@ def _judge(
             continue
         always = True
         findings.append(
-            CollapseFinding(
+            _at(
                 "HP431",
-                other.node.start_byte,
-                other.node.end_byte,
+                other,
                 name,
                 f"{spelled} both become '{signature}' in HIP, so the second is a redefinition. Their bodies "
                 "differ: keep one, or rename one and its callers",
             )
         )
-    definitions = [m for m in members if m.body is not None]
-    identical = len({m.body for m in definitions}) == 1
-    if len(definitions) < 2 or always or not (identical or apart):
-        return
-    if not identical and any(m.returns != first.returns for m in definitions):
-        return  # reported above: C++ rejects the pair whatever is compiled
-    macro = "HIPPORT_ONE_" + re.sub(r"\W", "_", name) + "_" + hashlib.sha1(signature.encode()).hexdigest()[:8]
-    planned = [_guard(source, m, macro) for m in definitions]
-    guarded = all(p is not None for p in planned)
-    if guarded:
-        for plan in planned:
-            edits.extend(plan or ())
+    return apart, always
+
+
+def _identical(
+    name: str, signature: str, definitions: list[Function], macro: str, guarded: bool, findings: list
+) -> None:
+    """Definitions that do the same once ported: each guarded (HP432), or one finding to keep one (HP431)."""
     lines = ", ".join(str(m.line) for m in definitions)
-    if identical:
-        for m in definitions[1:] if guarded else definitions[1:2]:
-            findings.append(
-                CollapseFinding(
-                    "HP432",
-                    m.node.start_byte,
-                    m.node.end_byte,
-                    name,
-                    f"the definitions of '{name}' on lines {lines} all become '{signature}' in HIP and "
-                    f"do the same once ported: each is guarded by {macro}, so the first one compiled is kept",
-                    fix=macro,
-                    applicability=Applicability.SAFE,
-                )
-                if guarded
-                else CollapseFinding(
-                    "HP431",
-                    m.node.start_byte,
-                    m.node.end_byte,
-                    name,
-                    f"the definitions of '{name}' on lines {lines} all become '{signature}' in HIP (they do "
-                    "the same once ported); keep one of them",
-                )
+    for m in definitions[1:] if guarded else definitions[1:2]:
+        findings.append(
+            _at(
+                "HP432",
+                m,
+                name,
+                f"the definitions of '{name}' on lines {lines} all become '{signature}' in HIP and "
+                f"do the same once ported: each is guarded by {macro}, so the first one compiled is kept",
+                fix=macro,
+                applicability=Applicability.SAFE,
             )
-        return
+            if guarded
+            else _at(
+                "HP431",
+                m,
+                name,
+                f"the definitions of '{name}' on lines {lines} all become '{signature}' in HIP (they do "
+                "the same once ported); keep one of them",
+            )
+        )
+
+
+def _apart(
+    source: bytes,
+    name: str,
+    signature: str,
+    first: Function,
+    apart: list[Function],
+    macro: str,
+    guarded: bool,
+    findings: list,
+) -> None:
+    """Definitions with other bodies, each behind its own #if: guarded, so the first compiled is kept."""
     for other in apart:
         spelled = f"'{name}' on lines {first.line} ({_condition_text(source, first)}) and {other.line} " + (
             f"({_condition_text(source, other)})"
         )
         findings.append(
-            CollapseFinding(
+            _at(
                 "HP431",
-                other.node.start_byte,
-                other.node.end_byte,
+                other,
                 name,
                 (
                     f"{spelled} both become '{signature}' in HIP, a redefinition wherever both are compiled. "
@@ -181,6 +205,11 @@ def _judge(
                 applicability=Applicability.SAFE if guarded else None,
             )
         )
+
+
+def _at(code: str, function: Function, name: str, message: str, **more) -> CollapseFinding:
+    """A finding on the whole of function (its definition, or its template declaration)."""
+    return CollapseFinding(code, function.node.start_byte, function.node.end_byte, name, message, **more)
 
 
 def _guard(source: bytes, function: Function, macro: str) -> list | None:

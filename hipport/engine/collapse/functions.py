@@ -42,13 +42,11 @@ class Function:
     line: int
 
 
-def functions(source: bytes, renames: dict[bytes, bytes]) -> list[Function]:
-    from hipport.parse.treesitter import _parser
-
-    tree = _parser().parse(source)
+def functions(source: bytes, root, renames: dict[bytes, bytes]) -> list[Function]:
+    """The functions of the file whose syntax tree root is (ParsedFile.syntax)."""
     found: list[Function] = []
     line_starts = [0] + [m.end() for m in re.finditer(rb"\n", source)]
-    _walk(tree.root_node, source, renames, (), (), found, line_starts)
+    _walk(root, source, renames, (), (), found, line_starts)
     return found
 
 

@@ -90,24 +90,8 @@ def _port(
 class _Porter(NameRuleSteps, LintAndSemanticSteps):
     """One file's port: the steps, in order; the state and each step's methods come from the base classes."""
 
-    def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
-        # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
-        # from the backend); a project header's macros hide them in the whole file.
-        self.parsed = parsed
-        self.declared_elsewhere = declared_elsewhere
-        if self.options.roc:
-            self.calls_roc = calls_roc_library(parsed, self.rules)
-        for site in parsed.names:
-            self._name(site, declared_elsewhere)
-        for pasted in parsed.pasted:
-            self._pasted(pasted)
-        if parsed.strings:
-            for string_site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
-                if target is not None:
-                    self.edits.append(Edit(string_site.start, string_site.end, encoded_name(target)))
-                if lookup is not None:
-                    self._finding("HP119", string_site.start, string_site.end, string_site.name, lookup)
-        self._lints(parsed, declared_elsewhere)
+    def _launches(self, parsed: ParsedFile) -> None:
+        """Kernel launches, the parser's and those in #define bodies, become HIP's launch (or HP105 says why not)."""
         launches = parsed.launches
         if self.options.launch_syntax == "hip":  # #define bodies are text to the parser: read them here
             seen = {launch.start for launch in launches}
@@ -137,6 +121,26 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                         )
                     else:
                         self.edits.extend(edits)
+
+    def run(self, parsed: ParsedFile, declared_elsewhere: frozenset[str]) -> None:
+        # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
+        # from the backend); a project header's macros hide them in the whole file.
+        self.parsed = parsed
+        self.declared_elsewhere = declared_elsewhere
+        if self.options.roc:
+            self.calls_roc = calls_roc_library(parsed, self.rules)
+        for site in parsed.names:
+            self._name(site, declared_elsewhere)
+        for pasted in parsed.pasted:
+            self._pasted(pasted)
+        if parsed.strings:
+            for string_site, target, lookup in string_outcomes(parsed.strings, self.rules, self.options):
+                if target is not None:
+                    self.edits.append(Edit(string_site.start, string_site.end, encoded_name(target)))
+                if lookup is not None:
+                    self._finding("HP119", string_site.start, string_site.end, string_site.name, lookup)
+        self._lints(parsed, declared_elsewhere)
+        self._launches(parsed)
         if self.rules.member_accessors:
             members = member_rewrites(self.source, self.rules.member_accessors)
             self.edits.extend(members.edits)

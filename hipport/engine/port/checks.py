@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from hipport.engine.brace_assign import brace_assign_edits
 from hipport.engine.dim3_from_uint3 import dim3_edits
-from hipport.engine.prefetch_location import CALL as PREFETCH, prefetch_plan
 from hipport.engine.storage_class import register_edits
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs
 from hipport.lints.findings import lint_outcome
 from hipport.engine.port.state import PortState
-from hipport.lints.host_half import host_half_findings
-from hipport.lints.own_overload import own_overload_findings
-from hipport.lints.vector_operator import vector_operator_findings
+from hipport.engine.host_half import host_half_findings
+from hipport.lints.registry import FILE_MATCHERS, OWN_NAME_SILENCES
 from hipport.engine.warp.fix import fix_warp_size
 from hipport.parse.sites import LintHit, ParsedFile
-from hipport.ruleset.lintrules import OWN_NAME_SILENCES
 
 
 class LintAndSemanticSteps(PortState):
@@ -80,7 +77,12 @@ class LintAndSemanticSteps(PortState):
             )
         for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
             self._finding("HP436", start, end, path, message, library=library)
-        semantic = vector_operator_findings(self.source, self.rules) + own_overload_findings(self.source, self.rules)
+        for matcher in FILE_MATCHERS:
+            lints = [lint for lint in self.rules.structural_lints if lint.match == matcher.name]
+            self._file_findings(matcher.run(self.source, lints, parsed.syntax.root))
+
+    def _file_findings(self, semantic) -> None:
+        """The findings of a matcher that read the file's syntax tree, with the guards their fixes add."""
         for found in semantic:
             self._insert_after_includes(found.edits)
             self._finding(
@@ -101,13 +103,6 @@ class LintAndSemanticSteps(PortState):
         self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
         configs = [span for launch in parsed.launches for span in launch.config[:2]]
         self.edits.extend(dim3_edits(self.source, configs))  # HIP's dim3 has no constructor from uint3
-        for site in parsed.names:
-            if site.name == PREFETCH and not site.shadowed:
-                edits, problem = prefetch_plan(site, self.source)
-                self.edits.extend(edits)
-                if problem is not None:
-                    message = self.rules.code_tables.message("HP105", problem)
-                    self._finding("HP105", site.start, site.end, site.name, message)
         for finding in host_half_findings(self.source):
             self._finding(*finding)
 

@@ -6,7 +6,6 @@ from functools import cache, partial
 
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.arguments import calls_by_name, choose_rule, dropped_spans, is_address, plan_call
-from hipport.engine.builtin_types import own_type
 from hipport.engine.case_labels import absent_case_edit, case_label_span
 from hipport.engine.declared_type import declared_with
 from hipport.engine.elaborated import elaborated_keyword
@@ -39,7 +38,7 @@ class NameRuleSteps(QualifiedSteps):
         if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
-            self.uses_device_code = self.uses_device_code or not own_type(name, self.source, self.result.path)
+            self.uses_device_code = self.uses_device_code or not self.own_types(name)
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
@@ -145,10 +144,10 @@ class NameRuleSteps(QualifiedSteps):
     def _argument_rule(self, site: NameSite, rule: NameRule | None) -> ArgumentRule | None:
         candidates = self.rules.arguments[site.name]
         if self.options.roc:  # a ROC rule may also supply the ROC call the reference table lacks
-            chosen = choose_rule(candidates, site, "roc", self.target)
+            chosen = choose_rule(candidates, site, "roc", self.target, self.source)
             if chosen is not None or (rule is not None and rule.roc):
                 return chosen
-        return choose_rule(candidates, site, "hip", self.target)
+        return choose_rule(candidates, site, "hip", self.target, self.source)
 
     def _plan_arguments(self, site: NameSite, argument_rule: ArgumentRule) -> None:
         plan, findings = plan_call(site, argument_rule, self.source, self._calls_by_name())
@@ -286,35 +285,19 @@ class NameRuleSteps(QualifiedSteps):
         wanted = format_version(self.target)
         use = f"; use {rule.replacement}" if rule.replacement else ""
         finding = partial(self._finding, library=rule.library)
-        arrow = f"'{rule.cuda}' -> '{target}'"
+        where, arrow = (site.start, site.end, rule.cuda), f"'{rule.cuda}' -> '{target}'"
         if rule.added and not rule.older and parse_version(rule.added) > self.target:
-            finding(
-                "HP201", site.start, site.end, rule.cuda, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}"
-            )
+            finding("HP201", *where, f"{arrow} needs HIP {_short(rule.added)}, target is {wanted}")
         if rule.removed and parse_version(rule.removed) <= self.target:
             finding(
                 "HP203",
-                site.start,
-                site.end,
-                rule.cuda,
+                *where,
                 f"{arrow}: '{target}' was removed in HIP {_short(rule.removed)}, target is {wanted}{use}",
             )
         elif rule.deprecated and parse_version(rule.deprecated) <= self.target:
-            finding(
-                "HP202",
-                site.start,
-                site.end,
-                rule.cuda,
-                f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}",
-            )
+            finding("HP202", *where, f"{arrow}: '{target}' is deprecated since HIP {_short(rule.deprecated)}{use}")
         if rule.experimental:
-            finding(
-                "HP204",
-                site.start,
-                site.end,
-                rule.cuda,
-                f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}",
-            )
+            finding("HP204", *where, f"{arrow}: '{target}' is experimental in HIP {_short(rule.experimental)}")
 
     def _wrap_argument(self, site: NameSite, wrap) -> None:
         arguments = site.arguments

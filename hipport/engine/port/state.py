@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hipport.diagnostics import Applicability, Edit, Finding, LineIndex, Severity, assign_positions_and_fingerprints
 from hipport.engine.arguments import PlannedCall
+from hipport.engine.builtin_types import OwnTypes
 from hipport.engine.edits import apply_edits, order_edits
 from hipport.engine.port.file_result import FileResult
 from hipport.options import Options
@@ -20,6 +21,7 @@ class PortState:
         self.target = options.hip_version or rules.newest_hip
         self.edits: list[Edit] = []
         self.uses_device_code = False
+        self.own_types = OwnTypes(source, result.path)  # the vector types the file declares, searched once
         self.uses_runtime_api = False
         self.rewritten_calls: dict[int, int | None] = {}  # call name start -> argument the rewrite dropped
         self.dropped: list[tuple[int, int]] = []  # source spans a rewrite deletes

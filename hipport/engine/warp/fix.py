@@ -24,6 +24,7 @@ is left as written. The finding's message says which it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from hipport.diagnostics import Applicability
@@ -166,8 +167,20 @@ def _uses_warp_operations(scope: str, source: bytes) -> bool:
 
 def _functions_with_warp_operations(source: bytes) -> set[str]:
     names = set()
-    depth, opened = 0, 0
-    for m in _TOKENS.finditer(source):
+    for opened, closed in _outer_blocks(source, len(source)):
+        if closed >= 0 and WARP_CALL.search(source[opened:closed].decode("utf-8", "replace")):
+            head = source[max(0, opened - 300) : opened + 1].decode("utf-8", "replace")
+            found = _FUNCTION_NAME.search(head)
+            if found:
+                names.add(found.group(1))
+    return names
+
+
+def _outer_blocks(source: bytes, end: int) -> Iterator[tuple[int, int]]:
+    """(open, past the close) of each outermost brace block before end, braces in comments and
+    literals aside; a block still open at end comes last, as (open, -1)."""
+    depth, opened = 0, -1
+    for m in _TOKENS.finditer(source, 0, end):
         token = m.group()
         if token == b"{":
             if depth == 0:
@@ -175,26 +188,18 @@ def _functions_with_warp_operations(source: bytes) -> set[str]:
             depth += 1
         elif token == b"}" and depth > 0:
             depth -= 1
-            if depth == 0 and WARP_CALL.search(source[opened : m.end()].decode("utf-8", "replace")):
-                head = source[max(0, opened - 300) : opened + 1].decode("utf-8", "replace")
-                found = _FUNCTION_NAME.search(head)
-                if found:
-                    names.add(found.group(1))
-    return names
+            if depth == 0:
+                yield opened, m.end()
+    if depth > 0:
+        yield opened, -1
 
 
 def _enclosing_function(source: bytes, offset: int) -> tuple[int, int]:
     """The outermost brace block around offset, or the whole file (a #define body, file scope)."""
-    depth, opened = 0, -1
-    for m in _TOKENS.finditer(source, 0, offset):
-        token = m.group()
-        if token == b"{":
-            if depth == 0:
-                opened = m.start()
-            depth += 1
-        elif token == b"}" and depth > 0:
-            depth -= 1
-    if depth == 0 or opened < 0:
+    opened = None
+    for start, closed in _outer_blocks(source, offset):
+        opened = start if closed < 0 else None  # only the last block can be still open at offset
+    if opened is None:
         return 0, len(source)
     end = _matching(source, opened, b"{", b"}")
     return opened, (end + 1 if end >= 0 else len(source))

@@ -12,11 +12,14 @@ tree is in memory at a time.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import Any
 
-from hipport.parse.treesitter.lints.match import FUNCTION_NODES, LintMatcher, in_device_function
+from hipport.lints.context import FUNCTION_NODES
+from hipport.parse.treesitter.lints.context import in_device_function
+from hipport.parse.treesitter.lints.match import LintMatcher
 from hipport.parse.macro_lexer import MacroIdentifier
 from hipport.parse.scan import Candidates
-from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role, StringNameSite
+from hipport.parse.sites import IncludeSite, LaunchSite, NameSite, ParsedFile, Role, StringNameSite, SyntaxTree
 from hipport.parse.treesitter.tree_path import NODE, TYPE, NodePath
 from hipport.parse.treesitter.chunks import CHUNK_ABOVE, CHUNK_BYTES, NoSafeCut, chunk_trees
 from hipport.parse.treesitter.grammar import NOT_CODE, NOT_CODE_LEXEMES, _parser
@@ -25,7 +28,7 @@ from hipport.parse.treesitter.places import PlaceClassifier
 from hipport.parse.treesitter.scopes import Scopes
 from hipport.parse.treesitter.strings import STRING_TEXT, string_site
 
-__all__ = ["TreeSitterBackend", "_parser"]
+__all__ = ["TreeSitterBackend"]
 
 _MAY_BE_HIDDEN = (Role.USE, Role.NAMESPACE)
 
@@ -42,12 +45,18 @@ class TreeSitterBackend:
             parsed = _parse_in_chunks(source, candidates, markers, self.chunk_bytes)
             if parsed is not None:
                 return parsed
-        # The grammar ends a directive at its newline: a file whose last line is an #include with
-        # none would read as a syntax error (HP901), where compilers accept it.
-        tree = _parser().parse(source if source.endswith(b"\n") else source + b"\n")
+        tree = _whole_tree(source)
         out = _Found(source)
         _Classifier(source, tree.root_node, markers).run(candidates, out)
-        return out.parsed(source)
+        parsed = out.parsed(source)
+        parsed.syntax = SyntaxTree(tree.root_node)
+        return parsed
+
+
+def _whole_tree(source: bytes) -> Any:
+    # The grammar ends a directive at its newline: a file whose last line is an #include with
+    # none would read as a syntax error (HP901), where compilers accept it.
+    return _parser().parse(source if source.endswith(b"\n") else source + b"\n")
 
 
 def _parse_in_chunks(
@@ -67,7 +76,9 @@ def _parse_in_chunks(
             del classifier, tree  # one chunk's tree alive at a time
     except NoSafeCut:
         return None
-    return out.parsed(source)
+    parsed = out.parsed(source)
+    parsed.syntax = SyntaxTree(build=lambda: _whole_tree(source).root_node)
+    return parsed
 
 
 class _CandidatePieces:
@@ -225,18 +236,13 @@ class _Classifier(NameClassifier, PlaceClassifier):
             path = NodePath(self.root)
             for start, end, value in candidates.literals:
                 out.literal_hits.extend(matcher.at_literal(path, start, end, value))
+        # includes and launches: each its own walk down the tree, in offset order
         if candidates.includes:
             path = NodePath(self.root)
-            for match in candidates.includes:
-                site = self._include(path, match)
-                if site is not None:
-                    out.includes.append(site)
+            out.includes.extend(s for s in (self._include(path, m) for m in candidates.includes) if s is not None)
         if candidates.launches:
             path = NodePath(self.root)
-            for offset in candidates.launches:
-                site = self._launch(path, offset)
-                if site is not None:
-                    out.launches.append(site)
+            out.launches.extend(s for s in (self._launch(path, at) for at in candidates.launches) if s is not None)
         if self.root.has_error:
             node = self._first_error()
             out.syntax_error_at = node.start_byte

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from typing import Any
 from functools import lru_cache
 
 CHUNK_ABOVE = 4_000_000  # files larger than this are parsed in pieces
@@ -73,7 +74,7 @@ class _Block:
         self.closer = closer  # b"}" or b"#endif"
 
 
-def chunk_trees(source: bytes, chunk_bytes: int) -> Iterator[tuple[object, int, int]]:
+def chunk_trees(source: bytes, chunk_bytes: int) -> Iterator[tuple[Any, int, int]]:
     """(tree, start, end) for consecutive pieces [start, end) covering source.
 
     Each tree is only valid until the next one is asked for. Raises NoSafeCut

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hipport.parse.lines import end_of_line
-from hipport.parse.treesitter.lints.match import in_device_function
+from hipport.parse.treesitter.lints.context import in_device_function
 from hipport.parse.sites import IncludeSite, LaunchSite
 from hipport.parse.treesitter.tree_path import NodePath
 from hipport.parse.treesitter.grammar import CONDITIONAL_BLOCKS, spans_of_code

@@ -1,2 +1,2 @@
-"""The structural lint matchers the tree-sitter walk runs at each scanner candidate (match.py
-is their entry point); what a hit becomes is hipport.lints."""
+"""The tree-sitter backend's side of the structural lints: match.py runs the matchers of
+hipport.lints.registry at each scanner candidate, context.py is what they read around it."""

@@ -1,33 +1,36 @@
-"""What the lint matchers read around a candidate: node text, the enclosing scope's text, declarations
-and #define values, each decoded or searched once per file or scope and remembered."""
+"""What the lint matchers read around a candidate: node text, the enclosing scope's text, declarations,
+#define values and whether the code is device code, each decoded or searched once per file or scope and
+remembered. ContextReader is the tree-sitter backend's hipport.lints.context.Context."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from hipport.lints.context import FUNCTION_NODES, IDENT, SyntaxPath, spelled_types
 from hipport.parse.scan import integer_constants
-from hipport.parse.treesitter.tree_path import NodePath
 
-IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-FUNCTION_NODES = frozenset({"function_definition", "lambda_expression"})
-SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text _scope_text gives
+DEVICE_QUALIFIERS = (b"__global__", b"__device__")
+SCOPE_NODES = FUNCTION_NODES | {"preproc_arg"}  # whose text scope_text gives
 
 
 class ContextReader:
-    """The text lookups LintMatcher and its matcher mixins share, with their per-file caches."""
+    """The text lookups the matchers share, with their per-file caches."""
 
     def __init__(self, source: bytes) -> None:
         self.source = source
+        # Whether an offset is in a comment or literal by lexing; the classifier sets it per tree.
+        self.not_code: Callable[[int], bool] | None = None
         self._macro_values: dict[str, tuple[int, str]] | None = None
         self._declared: dict[tuple[str, tuple[str, ...]], bool] = {}
         self._scope_texts: tuple[tuple[int, int], str] | None = None  # the last scope decoded
         self._file_text: str | None = None
         self._declarator_counts: dict[int, int] = {}
 
-    def _text(self, node) -> str:
+    def text(self, node) -> str:
         return " ".join(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
 
-    def _scope_text(self, path: NodePath, depth: int) -> str:
+    def scope_text(self, path: SyntaxPath, depth: int) -> str:
         """The text of the function (or macro body) enclosing the node at depth, or of the whole file.
 
         Decoded once per scope for the hits in a row that share it, and once per file.
@@ -42,7 +45,7 @@ class ContextReader:
             self._scope_texts = (span, self.source[span[0] : span[1]].decode("utf-8", "replace"))
         return self._scope_texts[1]
 
-    def _declarator_count(self, declaration) -> int:
+    def declarator_count(self, declaration) -> int:
         """How many declarators a declaration has; remembered, since `int a = f(), b = f(), ...`
         would otherwise list them again for every call."""
         count = self._declarator_counts.get(declaration.start_byte)
@@ -52,26 +55,26 @@ class ContextReader:
             )
         return count
 
-    def _mentions(self, text: str, operand: str, path: NodePath | None, depth: int = 0) -> bool:
+    def mentions(self, text: str, operand: str, path: SyntaxPath | None, depth: int = 0) -> bool:
         """text names an identifier matching operand, or one assigned from such a name in scope."""
         names = IDENT.findall(text)
         if any(re.fullmatch(operand, n) for n in names):
             return True
         if path is None:
             return False
-        scope = self._scope_text(path, depth)
+        scope = self.scope_text(path, depth)
         for n in set(names):
             for m in re.finditer(rf"\b{n}\s*=(?!=)([^;]*)", scope):
                 if any(re.fullmatch(operand, source_name) for source_name in IDENT.findall(m.group(1))):
                     return True
         return False
 
-    def _declared_type(self, variable: str, types: tuple[str, ...], scope: str) -> str | None:
-        spelled = "|".join(r"\s+".join(map(re.escape, t.split())) for t in sorted(types, key=len, reverse=True))
+    def declared_type(self, variable: str, types: tuple[str, ...], scope: str) -> str | None:
+        spelled = spelled_types(types)
         m = re.search(rf"(?<![\w])({spelled})\s+(?:const\s+)?{variable}\s*[;=,)\[]", scope)
         return " ".join(m.group(1).split()) if m else None
 
-    def _declared_with(self, variable: str, receivers: tuple[str, ...]) -> bool:
+    def declared_with(self, variable: str, receivers: tuple[str, ...]) -> bool:
         key = (variable, receivers)
         known = self._declared.get(key)
         if known is None:
@@ -80,10 +83,44 @@ class ContextReader:
             known = self._declared[key] = re.search(pattern.encode(), self.source) is not None
         return known
 
-    def _macro_value(self, name: str) -> tuple[int | None, str]:
+    def macro_value(self, name: str) -> tuple[int | None, str]:
         """The value and spelling of an integer #define or constant of this file (scan.integer_constants)."""
         if self._macro_values is None:
             self._macro_values = {
                 n: (value, spelled) for n, (value, spelled, _) in integer_constants(self.source).items()
             }
         return self._macro_values.get(name, (None, ""))
+
+    def in_device_function(self, path: SyntaxPath, depth: int) -> bool:
+        return in_device_function(path, depth, self.source)
+
+    def in_device_only_function(self, path: SyntaxPath, depth: int) -> bool:
+        return in_device_only_function(path, depth, self.source)
+
+
+def in_device_function(path: SyntaxPath, depth: int, source: bytes) -> bool:
+    """True when the node at depth sits in a __global__ or __device__ function (or lambda)."""
+    head = _function_head(path, depth, source)
+    return head is not None and any(q in head for q in DEVICE_QUALIFIERS)
+
+
+def in_device_only_function(path: SyntaxPath, depth: int, source: bytes) -> bool:
+    """In a function that runs on the device only: __global__, or __device__ without __host__
+    (a __host__ __device__ function's host-only calls sit behind #ifdef __CUDA_ARCH__ tests)."""
+    head = _function_head(path, depth, source)
+    return head is not None and (b"__global__" in head or (b"__device__" in head and b"__host__" not in head))
+
+
+def _function_head(path: SyntaxPath, depth: int, source: bytes) -> bytes | None:
+    """The text before the declarator of the function (or lambda) the node at depth sits in."""
+    found = path.nearest(FUNCTION_NODES, depth - 1)
+    if found < 0:
+        return None
+    current = path.at(found)
+    declarator = current.child_by_field_name("declarator")
+    head_end = declarator.start_byte if declarator is not None else current.start_byte
+    head = source[current.start_byte : head_end]
+    if path.type_at(found) == "lambda_expression":
+        body = current.child_by_field_name("body")
+        head = source[current.start_byte : body.start_byte if body is not None else current.end_byte]
+    return head

@@ -1,4 +1,4 @@
-"""The 'macro-test' match kind: a CUDA macro (__CUDA_ARCH__) in a preprocessor test or in code.
+"""'macro-test': one of NAMES (a CUDA macro such as __CUDA_ARCH__) in a preprocessor test or in code.
 
 A directive's condition is judged from its text, not the tree: error recovery can shape the
 same directive differently from one run to the next, and a fix must not depend on that.
@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import re
 
-from hipport.parse.sites import LintHit
-from hipport.ruleset.lintrules import StructuralLint
+from hipport.lints.context import Context, Site, SyntaxPath
+from hipport.lints.hit import LintHit
+from hipport.lints.matcher import NAME, Matcher
+from hipport.lints.rule import StructuralLint
 
 _OPERATORS = r"(?:>=|<=|==|!=|>|<)"
 _OPERAND = r"(?:\d+[uUlL]*|[A-Za-z_]\w*)"
@@ -35,6 +37,14 @@ _AFTER = re.compile(r"\s*(?:\Z|\)|&&|\|\||//|/\*)")
 # The comparison's value for the newest architecture: these operators become true.
 _NEWER_TRUE = {">=", ">", "!="}
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
+
+
+def match(
+    ctx: Context, rule: StructuralLint, path: SyntaxPath, depth: int, start: int, end: int, name: str, site: Site | None
+) -> LintHit | None:
+    if path.type_at(depth) not in ("identifier", "preproc_arg", "ERROR"):
+        return None
+    return macro_test_hit(rule, ctx.source, start, end, name)
 
 
 def macro_test_hit(rule: StructuralLint, source: bytes, start: int, end: int, name: str) -> LintHit | None:
@@ -132,3 +142,13 @@ def _logical_line_end(source: bytes, start: int) -> int:
         if not (end > 0 and source[end - 1] == 0x5C):
             return line_end
         line_end += 1
+
+
+MATCHER = Matcher(
+    "macro-test",
+    NAME,
+    frozenset({"names"}),
+    frozenset({"newest", "value_severity"}),
+    run=match,
+    own_name_silences=True,
+)
