@@ -276,13 +276,17 @@ def report_lines(results: dict) -> list[str]:
 
 
 def regressions(results: dict, baseline: dict) -> list[str]:
+    """Units whose original compiles (the denominator) that compiled in the baseline and fail now. A
+    unit whose original fails is not measured: its port once compiled only through another program's
+    folder (every unit had -I every unit's folder), which is no result to keep."""
     lost = []
+    counted = {u for u, o in results["oracle"].items() if o["ok"]}
     for column, units in baseline.get("columns", {}).items():
         now = results["columns"].get(column)
         if now is None:
             continue
         lost += [f"{u} [{column}]" for u, v in units.items()
-                 if v.get("verdict") == "ok" and now.get(u, {}).get("verdict") != "ok"]
+                 if u in counted and v.get("verdict") == "ok" and now.get(u, {}).get("verdict") != "ok"]
     return sorted(lost)
 
 
