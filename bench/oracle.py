@@ -12,9 +12,11 @@ command and the bytes of the program's folder; a unit whose original fails is ou
 denominator. The program is ported twice (`hipport convert`, the default target and
 --hip-version 5.2) and the units compiled in three columns through verify's API, joined to the
 report for the clean verdict:
-  amd-6.3  hipcc with --hip-path ../shared/vendor/HIP-amd and the ROCm library headers;
-  amd-5.2  the --hip-version 5.2 port with the system hipcc;
-  nvidia   nvcc with ../shared/vendor/HIP-nvidia.
+  amd-6.3  hipcc with --hip-path ../shared/vendor/HIP-amd;
+  amd-5.2  the --hip-version 5.2 port with the system hipcc and its HIP 5.2 headers;
+  nvidia   nvcc with ../shared/vendor/HIP-nvidia and the CUDA library headers (.cuda-libs) if made;
+each with the ROCm library headers (../shared/vendor/ROCm-libs/include) as verify's --rocm-path,
+and each unit with -I its own folder only, as its original.
 A unit that compiled in the baseline and fails now is a REGRESSION (exit status 1).
 """
 from __future__ import annotations
@@ -136,31 +138,49 @@ def convert(tree: Path, out: Path, report: Path, version: str | None, jobs: int)
         raise HarnessError(f"hipport convert failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
 
 
+def cuda_libs() -> Path | None:
+    """The CUDA library headers `make cuda-lib-headers` puts in .cuda-libs/include (cuBLAS, cuFFT...)."""
+    for base in (REPO, *REPO.parents):
+        if (base / ".cuda-libs" / "include").is_dir():
+            return base / ".cuda-libs" / "include"
+        if (base / "main" / ".cuda-libs" / "include").is_dir():  # a worktree beside the main checkout
+            return base / "main" / ".cuda-libs" / "include"
+    return None
+
+
 def column_settings(column: str, database, corpus: Path | None = None):
-    """verify's ToolSettings for one column; None when its compiler or headers are missing here."""
+    """verify's ToolSettings for one column; None when its compiler or headers are missing here.
+
+    Every column gets ROCm 6.3's library headers (hipCUB, rocThrust, hipBLAS...) as verify's
+    --rocm-path, so a library unit is judged on the port, not on which libraries this machine has:
+    on NVIDIA after the CUDA toolkit's own headers, with the CUDA library headers where present; on
+    amd-5.2 with Debian's HIP 5.2 headers, which they compile with (Debian ships no rocThrust or hipCUB)."""
     from hipport.toolchain import ToolSettings
 
+    libs = vendor("ROCm-libs", corpus)
+    rocm = libs / "include" if libs is not None else None
     if column == "nvidia":
         headers = vendor("HIP-nvidia", corpus)
         if shutil.which("nvcc") is None or headers is None:
             return None
-        return ToolSettings(platform="nvidia", hip_path=headers / "include", database=database)
+        return ToolSettings(platform="nvidia", hip_path=headers / "include", database=database,
+                            rocm_path=rocm, cuda_lib_path=cuda_libs())
     if shutil.which("hipcc") is None:
         return None
     if column == "amd-5.2":
-        return ToolSettings(platform="amd", database=database)
-    hip, libs = vendor("HIP-amd", corpus), vendor("ROCm-libs", corpus)
+        return ToolSettings(platform="amd", database=database, rocm_path=rocm)
+    hip = vendor("HIP-amd", corpus)
     if hip is None:
         return None
-    return ToolSettings(platform="amd", hip_path=hip / "include", database=database,
-                        include_dirs=(libs / "include",) if libs is not None else ())
+    return ToolSettings(platform="amd", hip_path=hip / "include", database=database, rocm_path=rocm)
 
 
 def cached_checks(units: list[Path], out: Path, toolchain, include_dirs: tuple[Path, ...], jobs: int,
                   cache_path: Path, progress) -> list:
-    """verify's compile check of each unit, cached by the command and the bytes of the unit's program
-    folder (the compilers' own headers do not change between runs here)."""
-    from hipport.verify import CompileResult, check_unit
+    """verify's compile check of each unit, with -I its own folder (as the original is compiled), cached
+    by the command and the bytes of the unit's program folder (the compilers' own headers do not change
+    between runs here)."""
+    from hipport.verify import CompileResult, check_unit, unit_include_dirs
 
     cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
     folders: dict[Path, str] = {}
@@ -169,10 +189,11 @@ def cached_checks(units: list[Path], out: Path, toolchain, include_dirs: tuple[P
         folder = out / unit.relative_to(out).parts[0]
         if folder not in folders:
             folders[folder] = _folder_hash(folder)
-        command = toolchain.check_command(unit, include_dirs)
+        dirs = unit_include_dirs(unit, include_dirs)
+        command = toolchain.check_command(unit, dirs)
         key = hashlib.sha256((folders[folder] + " ".join(command.argv)).encode()).hexdigest()
         if key not in cache:
-            r = check_unit(toolchain, unit, include_dirs)
+            r = check_unit(toolchain, unit, dirs)
             cache[key] = {"ok": r.ok, "first_error": r.first_error, "output": r.output[:20000]}
         progress(unit)
         hit = cache[key]
@@ -199,9 +220,10 @@ def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], 
         return None
     toolchain = make_toolchain(settings)
     units = [out / u for p in progs for u in p["units"] if (out / u).is_file()]
-    include_dirs = tuple(settings.include_dirs) + tuple(sorted({u.parent for u in units}))
-    results = cached_checks(units, out, toolchain, include_dirs, jobs, work / f"{column}-cache.json",
+    results = cached_checks(units, out, toolchain, (), jobs, work / f"{column}-cache.json",
                             lambda u: progress(column, u))
+    # the join's include graph (which headers' findings explain a unit) still looks in every unit's folder
+    include_dirs = tuple(settings.include_dirs) + tuple(sorted({u.parent for u in units}))
     verdicts = join(out, units, results, Report.load(report_path), library_table(_load_rules(())), include_dirs)
     return {v.unit if isinstance(v.unit, str) else Path(v.unit).as_posix():
             {"verdict": v.verdict, "clean": bool(v.clean), "error": (v.first_error or v.detail or "")[:300]}
@@ -254,13 +276,17 @@ def report_lines(results: dict) -> list[str]:
 
 
 def regressions(results: dict, baseline: dict) -> list[str]:
+    """Units whose original compiles (the denominator) that compiled in the baseline and fail now. A
+    unit whose original fails is not measured: its port once compiled only through another program's
+    folder (every unit had -I every unit's folder), which is no result to keep."""
     lost = []
+    counted = {u for u, o in results["oracle"].items() if o["ok"]}
     for column, units in baseline.get("columns", {}).items():
         now = results["columns"].get(column)
         if now is None:
             continue
         lost += [f"{u} [{column}]" for u, v in units.items()
-                 if v.get("verdict") == "ok" and now.get(u, {}).get("verdict") != "ok"]
+                 if u in counted and v.get("verdict") == "ok" and now.get(u, {}).get("verdict") != "ok"]
     return sorted(lost)
 
 

@@ -34,7 +34,15 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from hipport.engine.warp.enable import USES_WARP_SYNC, WARP_SYNC_CALL, calls_group_votes
+from hipport.engine.warp.enable import (
+    DEVICE_CODE,
+    USES_DEVICE_CODE,
+    USES_WARP_SYNC,
+    WARP_SYNC_CALL,
+    calls_group_votes,
+    full_mask_mark,
+)
+from hipport.parse.scan import integer_constants
 
 DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\r\n]+)"|<([^>\r\n]+)>)', re.M)
@@ -107,6 +115,14 @@ class ProjectHeaders:
             macros = frozenset(m.group(1).decode("ascii") for m in DEFINE.finditer(data))
             if WARP_SYNC_CALL.search(data) or calls_group_votes(data):
                 macros |= {USES_WARP_SYNC}
+            if re.search(rb"0[xX][fF]{8}\b", data):  # a whole-warp mask the files including it may use
+                macros |= {
+                    full_mask_mark(name)
+                    for name, (value, spelled, _) in integer_constants(data).items()
+                    if value == 0xFFFFFFFF and "ll" not in spelled.lower()
+                }
+            if DEVICE_CODE.search(data):
+                macros |= {USES_DEVICE_CODE}
             self._macros[header] = macros | self.declares(data) if self.declares is not None else macros
         self._includes[header], self._probed[header] = self._resolve_names(header.parent, include_names(data))
 

@@ -260,4 +260,5 @@ def _compiled(units: list[Path], toolchain, jobs: int) -> list:
             with lock:  # the compiles finish on jobs threads
                 progress.advance(1, str(unit))
 
-        return check_units(units, toolchain, tuple(sorted({u.parent for u in units})), jobs, done)
+        # each unit with -I its own folder only (and the toolchain's explicit -I, -D and database flags)
+        return check_units(units, toolchain, (), jobs, done, own_folder=True)

@@ -59,6 +59,18 @@ def plan_includes(
     return plan
 
 
+def headers_need_runtime_first(declared_elsewhere: frozenset[str], rules: RuleSet) -> bool:
+    """The file includes a project header with device code (which gets the HIP runtime include) and
+    sees a project macro that breaks HIP's headers when defined before them (`#define T int`: HIP's
+    templates are written with T). nvcc included the runtime before everything, so the macro never
+    met CUDA's headers; the file includes the HIP runtime first for the same reason."""
+    from hipport.engine.warp.enable import USES_DEVICE_CODE
+
+    if USES_DEVICE_CODE not in declared_elsewhere:
+        return False
+    return not declared_elsewhere.isdisjoint(rules.code_tables.name_set("runtime-clash-macros"))
+
+
 def _needs_runtime(cuda_path: str, rules: RuleSet) -> bool:
     header = header_rule(rules, cuda_path)
     if header is None:

@@ -16,6 +16,7 @@ class CodeTables:
     families: tuple[tuple[str, str], ...] = ()  # (code prefix, title), first match wins
     sets: dict[str, frozenset[str]] = field(default_factory=dict)
     not_ported: dict[str, str] = field(default_factory=dict)  # code -> status a report shows
+    names: dict[str, frozenset[str]] = field(default_factory=dict)  # name sets (name_set entries)
 
     def merge(self, data: dict) -> None:
         for entry in data.get("message", []):
@@ -26,6 +27,8 @@ class CodeTables:
             self.sets[entry["set"]] = self.sets.get(entry["set"], frozenset()) | frozenset(entry["codes"])
         for entry in data.get("not_ported", []):
             self.not_ported[entry["code"]] = entry["status"]
+        for entry in data.get("name_set", []):
+            self.names[entry["set"]] = self.names.get(entry["set"], frozenset()) | frozenset(entry["names"])
 
     def message(self, code: str, key: str, **fields: object) -> str:
         """The message `key` of `code`, its {fields} filled in."""
@@ -36,6 +39,9 @@ class CodeTables:
 
     def code_set(self, name: str) -> frozenset[str]:
         return self.sets.get(name, frozenset())
+
+    def name_set(self, name: str) -> frozenset[str]:
+        return self.names.get(name, frozenset())
 
     def sets_named(self, *names: str) -> tuple[frozenset[str], ...]:
         return tuple(self.code_set(name) for name in names)

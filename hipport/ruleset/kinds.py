@@ -79,6 +79,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "family": ({"prefix": STR, "title": STR}, {}),
     "code_set": ({"set": STR, "codes": STR_LIST}, {"about": STR}),
     "not_ported": ({"code": STR, "status": STR}, {}),
+    # a set of identifiers hipport's code asks for by name (RuleSet.code_tables.name_set)
+    "name_set": ({"set": STR, "names": STR_LIST}, {"about": STR}),
     # an include path (or a path prefix ending in /) in ported code -> the library a build needs
     "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),

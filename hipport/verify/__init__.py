@@ -138,15 +138,28 @@ def status(result: CompileResult, rocm_headers: frozenset[str]) -> tuple[str, st
     return "FAIL", result.first_error
 
 
+def unit_include_dirs(unit: Path, include_dirs: tuple[Path, ...] = ()) -> tuple[Path, ...]:
+    """The -I directories one unit is compiled with: the project's explicit ones, then the unit's own
+    folder (where its build runs). Never another unit's folder: a header name two programs of a tree
+    share would resolve to the other program's file."""
+    return (*include_dirs, Path(unit).parent)
+
+
 def check_units(
-    units: list[Path], toolchain, include_dirs: tuple[Path, ...] = (), jobs: int = 1, progress=None
+    units: list[Path],
+    toolchain,
+    include_dirs: tuple[Path, ...] = (),
+    jobs: int = 1,
+    progress=None,
+    own_folder: bool = False,
 ) -> list[CompileResult]:
     """Compile every unit with the toolchain, jobs at a time; results in the order of units.
-    progress(unit), if given, is called as each unit is done (from the worker threads)."""
+    progress(unit), if given, is called as each unit is done (from the worker threads).
+    own_folder: each unit also gets -I its own folder (unit_include_dirs)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(unit: Path) -> CompileResult:
-        result = check_unit(toolchain, unit, include_dirs)
+        result = check_unit(toolchain, unit, unit_include_dirs(unit, include_dirs) if own_folder else include_dirs)
         if progress is not None:
             progress(unit)
         return result

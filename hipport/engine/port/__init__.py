@@ -7,7 +7,7 @@ from hipport.engine.arguments import apply_plans
 from hipport.engine.block_size import block_size_findings
 from hipport.engine.port.file_result import FileResult
 from hipport.engine.edits import apply_edits
-from hipport.engine.includes import plan_includes
+from hipport.engine.includes import headers_need_runtime_first, plan_includes
 from hipport.engine.launch_blanks import closed_up
 from hipport.engine.linkage import out_of_linkage
 from hipport.engine.warp.enable import group_member_defines, header_defines, with_enable_define
@@ -145,6 +145,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         # Names the file declares itself hide CUDA's only where C++ scope says (site.shadowed,
         # from the backend); a project header's macros hide them in the whole file.
         self.parsed = parsed
+        self.declared_elsewhere = declared_elsewhere
         if self.options.roc:
             self.calls_roc = calls_roc_library(parsed, self.rules)
         for site in parsed.names:
@@ -175,11 +176,16 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             parsed,
             self.rules,
             self.options,
-            needs_runtime=self.uses_device_code,
+            needs_runtime=self.uses_device_code or headers_need_runtime_first(declared_elsewhere, self.rules),
             needs_runtime_api=self.uses_runtime_api,
         )
         defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
-        if defines and (self.uses_device_code or self.rules.runtime_include in {s.path for s in parsed.includes}):
+        runtime = self.rules.runtime_include
+        # written by the user, inserted by the port, or a CUDA header ported to it
+        includes_runtime = runtime in {s.path for s in parsed.includes} or any(
+            runtime.encode("ascii") in edit.text for edit in include_plan.edits
+        )
+        if defines and (self.uses_device_code or includes_runtime):
             self.enable_defines = defines
         out_of_linkage(self.source, parsed, include_plan.edits)
         for define in sorted(self.enable_defines):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hipport.engine.brace_assign import brace_assign_edits
+from hipport.engine.dim3_from_uint3 import dim3_edits
 from hipport.engine.storage_class import register_edits
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
@@ -100,6 +101,8 @@ class LintAndSemanticSteps(PortState):
         """What nvcc accepts and clang or HIP's overloads do not (issue 27), fixed in place."""
         self.edits.extend(register_edits(self.source))  # C++17 has no `register`; hipcc rejects it
         self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
+        configs = [span for launch in parsed.launches for span in launch.config[:2]]
+        self.edits.extend(dim3_edits(self.source, configs))  # HIP's dim3 has no constructor from uint3
         for finding in host_half_findings(self.source):
             self._finding(*finding)
 

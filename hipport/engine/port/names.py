@@ -323,7 +323,7 @@ class NameRuleSteps(QualifiedSteps):
 
     def _rewrite(self, site: NameSite, rewrite) -> None:
         self.uses_device_code = True
-        outcome = plan_rewrite(site, rewrite, self.target, self.source, self.options.platform)
+        outcome = plan_rewrite(site, rewrite, self.target, self.source, self.options.platform, self.declared_elsewhere)
         self.edits.extend(outcome.edits)
         for finding in outcome.findings:
             self._finding(*finding, library=rewrite.library)

@@ -19,7 +19,8 @@ from hipport.diagnostics import Edit
 from hipport.parse.sites import NameSite
 from hipport.ruleset.lintrules import RewriteRule, int_value
 from hipport.engine.punctuation import punctuation_spans
-from hipport.engine.warp.full_mask import full_mask_edit
+from hipport.engine.warp.enable import full_mask_mark
+from hipport.engine.warp.full_mask import FULL_WAVEFRONT, full_mask_edit, is_full_32
 from hipport.versions import Version, format_version, parse_version
 
 _SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
@@ -33,6 +34,7 @@ _NARROW_TYPES = r"unsigned\s+int|unsigned|uint32_t|int32_t|int"
 _WIDE_BEFORE = re.compile(rf"(?<![\w])(?:{_WIDE_TYPES})\s+(?:const\s+)?\Z".encode())
 _NARROW_BEFORE = re.compile(rf"(?<![\w])(?:{_NARROW_TYPES})\s+(?:const\s+)?\Z".encode())
 _DEFINE_BEFORE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+\Z", re.M)
+WIDEN_OPEN = b"(unsigned long long)("
 
 
 @dataclass
@@ -46,8 +48,14 @@ class RewriteOutcome:
 
 
 def plan_rewrite(
-    site: NameSite, rule: RewriteRule, target: Version, source: bytes, platform: str = "both"
+    site: NameSite,
+    rule: RewriteRule,
+    target: Version,
+    source: bytes,
+    platform: str = "both",
+    elsewhere: frozenset[str] = frozenset(),
 ) -> RewriteOutcome:
+    """elsewhere: the names and marks the file's project headers give it (hipport.project)."""
     words = {
         "cuda": rule.cuda,
         "hip": rule.hip,
@@ -65,26 +73,7 @@ def plan_rewrite(
         if rule.enable_define and target < parse_version(rule.default_since):
             out.needs_define = rule.enable_define
         if rule.mask_argument is not None and site.arguments and len(site.arguments) > rule.mask_argument:
-            start, end = site.arguments[rule.mask_argument]
-            text = source[start:end].decode("utf-8", "replace").strip()
-            width = mask_width(text, source)
-            widened = full_mask_edit(text, start, end, source) if width == 32 else None
-            if widened is not None:
-                out.edits.append(widened)
-            elif width != 64:
-                problem = (
-                    f"'{text}' is a 32-bit value here"
-                    if width == 32
-                    else f"make sure '{text}' has a 64-bit type (unsigned long long)"
-                )
-                out.mask_warning = (
-                    start,
-                    end,
-                    (
-                        f"'{rule.hip}' in HIP {words['target']} takes a 64-bit lane mask and static_asserts its "
-                        f"type: {problem}. A full wavefront is 0xffffffffffffffffull (or __activemask())."
-                    ),
-                )
+            _mask(out, rule, words["target"], site.arguments[rule.mask_argument], source, elsewhere)
         return out
     if rule.older is None:
         out.findings.append(("HP201", site.start, site.end, rule.cuda, rule.message.format(**words)))
@@ -125,6 +114,53 @@ def plan_rewrite(
     if rule.older_platform is not None and rule.older_platform != platform:
         out.findings.append(("HP441", site.start, site.end, rule.cuda, _one_platform(rule, words)))
     return out
+
+
+def _mask(
+    out: RewriteOutcome, rule: RewriteRule, target: str, span: tuple[int, int], source: bytes, elsewhere: frozenset[str]
+) -> None:
+    """The mask argument of a kept call: widened where it means the whole warp, converted at the call
+    where it is a 32-bit value (HP213 either way), HP213 alone where its width is not evident."""
+    start, end = span
+    text = source[start:end].decode("utf-8", "replace").strip()
+    width = mask_width(text, source)
+    widened = full_mask_edit(text, start, end, source) if width == 32 else None
+    if widened is not None:
+        out.edits.append(widened)
+    elif width is None and full_mask_mark(text) in elsewhere:
+        out.edits.append(Edit(start, end, FULL_WAVEFRONT))
+        out.mask_warning = (
+            start,
+            end,
+            (
+                f"'{text}' is a project header's macro for 0xffffffff, lanes 0-31 only: a CDNA wavefront "
+                f"has 64 lanes, and '{rule.hip}' in HIP {target} takes a 64-bit mask. The port "
+                f"passes the whole wavefront, 0xffffffffffffffffull, here; the macro stays."
+            ),
+        )
+    elif width != 64:
+        problem = (
+            f"'{text}' is a 32-bit value here"
+            if width == 32
+            else f"make sure '{text}' has a 64-bit type (unsigned long long)"
+        )
+        if width == 32 and not is_full_32(text, source):  # a full literal is HP401's to fix
+            # it compiles once widened at the call; the lanes it names stay those of a 32-bit value
+            out.edits += [Edit(start, start, WIDEN_OPEN), Edit(end, end, b")")]
+            problem = (
+                f"'{text}' is a 32-bit value here, so the port converts it to unsigned long long at the "
+                f"call; it still names no lane above 31, so lanes 32-63 of a 64-lane wavefront that "
+                f"reach this call are not in it, and HIP's mask check traps there at run time (unless "
+                f"NDEBUG). Give the mask a 64-bit type"
+            )
+        out.mask_warning = (
+            start,
+            end,
+            (
+                f"'{rule.hip}' in HIP {target} takes a 64-bit lane mask and static_asserts its "
+                f"type: {problem}. A full wavefront is 0xffffffffffffffffull (or __activemask())."
+            ),
+        )
 
 
 def _one_platform(rule: RewriteRule, words: dict[str, str]) -> str:

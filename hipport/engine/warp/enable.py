@@ -19,6 +19,19 @@ from hipport.parse.sites import ParsedFile
 # can spell it) to the names a file including that header sees, so the file's runtime include gets
 # the macro too (it is included before the header, which is too late for the header's own define).
 USES_WARP_SYNC = "<warp-sync>"
+# A project header with device code (it gets the HIP runtime include): with a macro that breaks HIP's
+# headers (rules/device-code.toml's name_set "runtime-clash-macros") visible too, the including file
+# includes the runtime first, as nvcc's implicit include came before everything (hipport.engine.includes).
+USES_DEVICE_CODE = "<device-code>"
+
+
+def full_mask_mark(name: str) -> str:
+    """The mark a project header's `#define NAME 0xffffffff` (a whole 32-lane warp) adds to the names
+    a file including it sees: the file's masked calls with NAME pass the whole wavefront."""
+    return f"<full-mask:{name}>"
+
+
+DEVICE_CODE = re.compile(rb"\b(?:__global__|__device__|__shared__|__constant__|threadIdx|blockIdx|blockDim|gridDim)\b")
 WARP_SYNC_CALL = re.compile(rb"\b__(?:shfl(?:_up|_down|_xor)?|any|all|ballot|match_any|match_all)_sync\s*\(")
 
 

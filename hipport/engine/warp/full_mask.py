@@ -1,9 +1,10 @@
-"""A warp mask that names all 32 lanes of a CUDA warp through a macro (#define FULL_MASK 0xffffffff).
+"""A warp mask that names all 32 lanes of a CUDA warp through a macro (#define FULL_MASK 0xffffffff)
+or a constant (static const unsigned FULL_MASK = 0xffffffff;).
 
 HIP's masked intrinsics take a 64-bit mask and static_assert its type, and at run time the mask
 must name every active lane of the 64-lane wavefront. A call whose mask is such a macro means
 "the whole warp", so the port passes the whole wavefront, 0xffffffffffffffffull, at the call; the
-macro itself stays, since other code may use its 32-bit value. (A literal 0xffffffff at the call
+macro (or constant) itself stays, since other code may use its 32-bit value. (A literal 0xffffffff at the call
 is HP401's fix.)
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 from hipport.diagnostics import Edit
+from hipport.parse.scan import integer_constants
 from hipport.ruleset.lintrules import int_value
 
 FULL_WAVEFRONT = b"0xffffffffffffffffull"
@@ -25,6 +27,11 @@ def full_mask_edit(text: str, start: int, end: int, source: bytes) -> Edit | Non
     return None
 
 
+def is_full_32(text: str, source: bytes) -> bool:
+    """The expression is a 32-bit all-lanes mask: 0xffffffff, -1, ~0u, or a macro or constant for one."""
+    return _is_full_32(text, source, 0)
+
+
 def _is_full_32(text: str, source: bytes, depth: int) -> bool:
     text = text.strip().strip("()").strip()
     if depth > 4:
@@ -36,6 +43,10 @@ def _is_full_32(text: str, source: bytes, depth: int) -> bool:
         return int_value(text) == 0xFFFFFFFF and "ll" not in suffix.lower()
     if not _NAME.fullmatch(text):
         return False
+    constant = integer_constants(source).get(text)
+    if constant is not None:  # a #define or a const/constexpr integer, 32-bit unless spelled long long
+        number, spelled, _ = constant
+        return number == 0xFFFFFFFF and "ll" not in spelled.lower()
     m = re.search(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(text.encode()) + rb"[ \t]+([^\n]*)", source, re.M)
     if m is None:
         return False
