@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from hipport.parse.scan import integer_constants
 from hipport.ruleset.lintrules import int_value
+from hipport.ruleset.model import BlockPrimitive
 
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 _TEMPLATE = re.compile(rb"\btemplate\s*<")
@@ -23,7 +24,7 @@ _NAMED = re.compile(rb"\s*(?:(?:struct|class)\s+([A-Za-z_]\w*)|[^;{(]*?([A-Za-z_
 _DEPTH = 3  # template parameters followed back through at most this many instantiations
 
 
-def block_size_findings(source: bytes, primitives: dict[str, tuple]) -> list[tuple[str, int, int, str, str]]:
+def block_size_findings(source: bytes, primitives: dict[str, BlockPrimitive]) -> list[tuple[str, int, int, str, str]]:
     """(code, start, end, name, message) for each use of a primitive whose block size is wrong."""
     if not primitives or b"Block" not in source:
         return []
@@ -33,14 +34,15 @@ def block_size_findings(source: bytes, primitives: dict[str, tuple]) -> list[tup
     found = []
     for m in re.finditer(rb"(?<![\w])(" + names + rb")\s*<", text):
         name = m.group(1).decode("ascii")
-        (x, y, z), algorithm_at, algorithms, wavefront, code, message = primitives[name]
+        primitive = primitives[name]
+        wavefront = primitive.wavefront
         arguments = _arguments(text, m.end() - 1)
-        if arguments is None or len(arguments) <= max(x, algorithm_at):
+        if arguments is None or len(arguments) <= max(primitive.dimensions[0], primitive.algorithm):
             continue
-        algorithm = arguments[algorithm_at].decode("utf-8", "replace").split("::")[-1].strip()
-        if algorithm not in algorithms:
+        algorithm = arguments[primitive.algorithm].decode("utf-8", "replace").split("::")[-1].strip()
+        if algorithm not in primitive.algorithms:
             continue
-        bad = _bad_size(text, m.start(), arguments, (x, y, z), constants, wavefront)
+        bad = _bad_size(text, m.start(), arguments, primitive.dimensions, constants, wavefront)
         if bad is not None:
             size, at = bad
             # The instantiation that gave the size is where the finding goes: the compiler's notes
@@ -48,7 +50,7 @@ def block_size_findings(source: bytes, primitives: dict[str, tuple]) -> list[tup
             where = f" through this instantiation (the {name} at line {_line_of(text, m.start())})" if at else ""
             words = {"name": name, "algorithm": algorithm, "size": size, "where": where, "wavefront": wavefront}
             start, end = (at, _name_end(text, at)) if at is not None else (m.start(1), m.end(1))
-            found.append((code, start, end, name, message.format(**words)))
+            found.append((primitive.code, start, end, name, primitive.message.format(**words)))
     return found
 
 

@@ -17,6 +17,7 @@ from hipport.cache_files import RestrictedUnpickler, allowed_globals
 from hipport.ruleset.argrules import ArgumentRule
 from hipport.ruleset.lintrules import RewriteRule, StructuralLint
 from hipport.ruleset.model import (
+    BlockPrimitive,
     CodeInfo,
     HeaderRule,
     LibraryNeed,
@@ -66,6 +67,7 @@ _RECORDS = (
     StructuralLint,
     ArgumentRule,
     MemberAccessor,
+    BlockPrimitive,
 )
 _SETTERS: dict[type, tuple] = {cls: tuple(getattr(cls, name).__set__ for name in cls.__slots__) for cls in _RECORDS}
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from hipport.identity import code_identity
 from hipport.cache_files import open_private
 from hipport.ruleset.model import (
+    BlockPrimitive,
     CodeInfo,
     HeaderRule,
     LibraryNeed,
@@ -270,17 +271,15 @@ def _merge_tables(ruleset: RuleSet, data: dict, origin: Origin) -> None:
 
 
 def _merge_block_primitives(ruleset: RuleSet, data: dict) -> None:
-    """rules/cub-block-size.toml: (x, y, z argument indexes, -1 for none), the algorithm's index,
-    the algorithms, the wavefront, code and message (hipport/engine/block_size.py)."""
+    """rules/cub-block-size.toml's block_primitive entries (hipport/engine/block_size.py)."""
     for entry in data.get("block_primitive", []):
-        dimensions = (entry["x"], entry.get("y", -1), entry.get("z", -1))
-        ruleset.block_primitives[entry["cuda"]] = (
-            dimensions,
-            entry["algorithm"],
-            tuple(entry["algorithms"]),
-            entry["wavefront"],
-            entry["code"],
-            entry["message"],
+        ruleset.block_primitives[entry["cuda"]] = BlockPrimitive(
+            dimensions=(entry["x"], entry.get("y", -1), entry.get("z", -1)),
+            algorithm=entry["algorithm"],
+            algorithms=tuple(entry["algorithms"]),
+            wavefront=entry["wavefront"],
+            code=entry["code"],
+            message=entry["message"],
         )
 
 

@@ -156,6 +156,19 @@ class CodeInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockPrimitive:
+    """A CUB block primitive whose rocPRIM back end needs a block size that is a multiple of the
+    wavefront for some algorithms (rules/cub-block-size.toml; hipport/engine/block_size.py)."""
+
+    dimensions: tuple[int, int, int]  # template argument indexes of the block's x, y, z (-1: none)
+    algorithm: int  # template argument index of the algorithm
+    algorithms: tuple[str, ...]  # the algorithms that need the multiple
+    wavefront: int
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class RuleTest:
     before: str
     after: str
@@ -177,9 +190,7 @@ class RuleSet:
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
     arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
     member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
-    # CUB block primitive -> (x, y, z template argument indexes (-1: none), algorithm index, algorithms,
-    # wavefront, code, message): rules/cub-block-size.toml, hipport/engine/block_size.py
-    block_primitives: dict[str, tuple] = field(default_factory=dict)
+    block_primitives: dict[str, BlockPrimitive] = field(default_factory=dict)  # CUB primitive -> its block-size rule
     # CUDA struct type -> (HIP pointer typedef, HIP pointer-to-const typedef or None): `cudaArray *a` -> `hipArray_t a`
     pointer_types: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     structural_lints: list[StructuralLint] = field(default_factory=list)

@@ -24,7 +24,6 @@ from hipport.parse.sites import ParsedFile
 from hipport.ruleset.dialects import dialect_for
 from hipport.ruleset.model import RuleSet
 from hipport.suppress import apply_suppressions
-from hipport.versions import format_version
 
 __all__ = ["FileResult", "port_source"]
 
@@ -95,19 +94,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
     def _group_member_defines(self) -> None:
         """Cooperative groups' vote and match members need the masked intrinsics' macro (HP212)."""
         for define, start, end, member in group_member_defines(self.rules, self.target, self.source):
-            self.enable_defines.add(define)
-            if "define:" + define in self.reported_once:
-                continue
-            self.reported_once.add("define:" + define)
-            self._finding(
-                "HP212",
-                start,
-                end,
-                member,
-                f"the cooperative group member '{member}' exists in HIP {format_version(self.target)} only when "
-                f"{define} is defined before the HIP headers are included: the port defines it before the HIP "
-                f"runtime include; a unit that includes the HIP runtime before this file needs -D{define}",
-            )
+            self._needs_define(define, start, end, member, "group-member")
 
     def _launches(self, parsed: ParsedFile) -> None:
         """Kernel launches, the parser's and those in #define bodies, become HIP's launch (or HP105 says why not)."""

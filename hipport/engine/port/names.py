@@ -39,8 +39,9 @@ class NameRuleSteps(QualifiedSteps):
             return
         if role is _MARKER:
             self.uses_device_code = self.uses_device_code or not self.own_types(name)
-            if rules.names.get(name) is not None and rules.names[name].hip is None:  # __grid_constant__
-                self._apply_name_rule(site, rules.names[name])
+            marker_rule = rules.names.get(name)
+            if marker_rule is not None and marker_rule.hip is None:  # a marker HIP lacks: __grid_constant__
+                self._apply_name_rule(site, marker_rule)
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
@@ -337,21 +338,10 @@ class NameRuleSteps(QualifiedSteps):
         if outcome.dropped_argument is not None:
             assert site.arguments is not None  # an argument is dropped only from a call
             self.dropped.append(site.arguments[outcome.dropped_argument])
-        if outcome.needs_define and "define:" + outcome.needs_define not in self.reported_once:
-            self.reported_once.add("define:" + outcome.needs_define)
-            self.enable_defines.add(outcome.needs_define)
-            self._finding(
-                "HP212",
-                site.start,
-                site.end,
-                site.name,
-                (
-                    f"'{site.name}' exists in HIP {format_version(self.target)} only when {outcome.needs_define} is "
-                    f"defined before the HIP headers are included (it is the default from HIP "
-                    f"{_short(rewrite.default_since)}): the port defines it before the HIP runtime include; "
-                    f"a unit that includes the HIP runtime before this file needs -D{outcome.needs_define}"
-                ),
-                library=rewrite.library,
+        if outcome.needs_define:
+            default = _short(rewrite.default_since)
+            self._needs_define(
+                outcome.needs_define, site.start, site.end, site.name, "intrinsic", rewrite.library, default=default
             )
         if outcome.mask_warning is not None:
             start, end, message = outcome.mask_warning

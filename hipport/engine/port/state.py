@@ -10,6 +10,7 @@ from hipport.engine.port.file_result import FileResult
 from hipport.options import Options
 from hipport.parse.sites import NameSite, ParsedFile
 from hipport.ruleset.model import RuleSet
+from hipport.versions import format_version
 
 
 class PortState:
@@ -62,6 +63,19 @@ class PortState:
         self.result.findings.append(
             Finding(code, severity, start, end, name, message, library=library, fix=fix, applicability=applicability)
         )
+
+    def _needs_define(
+        self, define: str, start: int, end: int, name: str, key: str, library: str | None = None, **fields: object
+    ) -> None:
+        """The port defines `define` before the HIP runtime include; the first use that needs it says
+        so, once (HP212, message `key` of rules/codes.toml)."""
+        self.enable_defines.add(define)
+        if "define:" + define in self.reported_once:
+            return
+        self.reported_once.add("define:" + define)
+        target = format_version(self.target)
+        message = self.rules.code_tables.message("HP212", key, name=name, define=define, target=target, **fields)
+        self._finding("HP212", start, end, name, message, library=library)
 
     def _finish(self) -> None:
         ordered, rejected = order_edits(self.edits)
