@@ -9,7 +9,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
-HIP_PKGS := hipcc libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev cmake git
+# libomp-15-dev: the OpenMP header of the clang Debian's hipcc drives (benchmarks that mix OpenMP host code)
+HIP_PKGS := hipcc libomp-15-dev libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev librocprim-dev cmake git
 BROWSER_PKGS := chromium chromium-driver
 # clang's CUDA headers for --parser clang: the libclang wheel ships none (see hipport/parse/clang/env.py)
 CLANG_PKGS := libclang-common-16-dev
