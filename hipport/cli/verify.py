@@ -159,8 +159,9 @@ from hipport.cli.common import _fail, _load_rules
 @click.option(
     "--once",
     is_flag=True,
-    help="With --compare-original: run each side once, not twice (what varies from run to run, such as "
-    "timings, is then left out only by --ignore-lines); for suites of long benchmarks.",
+    help="With --compare-original: run each side a second time only where the first runs' outputs differ "
+    "(what varies between a program's own runs, such as timings, is then not compared); for suites of "
+    "long benchmarks.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="With --run: say what the run step bridged.")
 def verify(path: Path, **flags) -> None:

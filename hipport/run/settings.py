@@ -18,7 +18,7 @@ class RunSettings:
     ignore: str | None = None  # a regular expression: output lines it finds are not compared (timings)
     hip_libs: Path | None = None  # HIP's libraries built for NVIDIA: include/ and lib/ (bench/gpu_libs.py)
     args: tuple[str, ...] | None = None  # every program's command line (--args); None: its build file's
-    once: bool = False  # each side runs once: what varies from run to run is then left to `ignore`
+    once: bool = False  # each side runs again only where the two differ (else always: what varies is not compared)
     tools: ToolSettings = field(default_factory=ToolSettings)  # compilers, headers, -I, -D, -p, jobs
 
     @property
