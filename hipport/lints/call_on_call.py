@@ -1,5 +1,10 @@
 """'call-on-call': argument ARGUMENT of a call to NAMES is a call matching CALLS, or a variable assigned
-from one in the same function."""
+from one in the same function.
+
+The rule's fix is made for the call itself, and for a variable declared from it with `auto`
+(`auto m = __ballot_sync(...)`): such a variable has the call's type on each platform. A variable
+with a type of its own, or only assigned from the call, is reported without a fix: a uint32_t has
+lost the upper lanes before the call sees them."""
 
 from __future__ import annotations
 
@@ -22,7 +27,9 @@ def match(
     if IDENT.fullmatch(variable):
         scope = ctx.scope_text(path, depth)
         if re.search(rf"\b{variable}\s*=(?!=)\s*[\s(]*(?:{rule.calls})\s*\(", scope):
-            return LintHit(rule.index, start, end, name, fixable=False, detail=f"('{variable}' holds a ballot)")
+            declared = re.search(rf"\bauto\s+{variable}\s*=\s*[\s(]*(?:{rule.calls})\s*\(", scope)
+            detail = f"('{variable}' holds a ballot)"
+            return LintHit(rule.index, start, end, name, fixable=declared is not None, detail=detail)
     return None
 
 
