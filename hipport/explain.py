@@ -163,6 +163,7 @@ def render_explain(result: dict) -> str:
         ("section", "section"),
         ("header", "CUDA header"),
         ("hip", "HIP"),
+        ("value_test", "#if M becomes"),
         ("replacement", "instead, use"),
         ("dialect", "dialect"),
         ("releases", "target releases"),

@@ -34,6 +34,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from hipport.engine.linkage import RUNTIME_USE, runtime_via
 from hipport.engine.warp.enable import (
     DEVICE_CODE,
     USES_DEVICE_CODE,
@@ -44,6 +45,8 @@ from hipport.engine.warp.enable import (
 )
 from hipport.parse.scan import integer_constants
 
+# A header whose port includes HIP's runtime (device code, CUDA runtime names, a runtime include).
+_RUNTIME = "<runtime>"
 DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\r\n]+)"|<([^>\r\n]+)>)', re.M)
 
@@ -71,6 +74,7 @@ class ProjectHeaders:
         self._macros: dict[Path, frozenset[str]] = {}
         self._includes: dict[Path, tuple[Path, ...]] = {}
         self._probed: dict[Path, tuple[str, ...]] = {}  # header -> the paths its includes probed
+        self._runtime: dict[Path, bool] = {}  # header -> whether it or a header it includes gets the runtime
         self._resolved: dict[tuple[Path, str], tuple[Path | None, tuple[str, ...]]] = {}
         # path probed -> its stat when probed (before any read of it), None if it is not a file.
         # A caller may fill it beforehand with stats it took itself (hipport.tree.walk's).
@@ -102,7 +106,32 @@ class ProjectHeaders:
             names |= self._macros[header]
             pending.extend(self._includes[header])
             probed.update(self._probed[header])
+        for name in includes:  # each resolved (and its headers read) above
+            included = self._resolve(directory, name)[0]
+            if included is not None and self._gets_runtime(included):
+                names.add(runtime_via(name))
         return frozenset(names), frozenset(probed)
+
+    def _gets_runtime(self, root: Path) -> bool:
+        """Whether the port of root, or of a header it includes, includes HIP's runtime (its
+        mark from _read): a file including root inside extern "C" includes the runtime first."""
+        known = self._runtime.get(root)
+        if known is None:
+            known = self._runtime[root] = self._reaches_runtime(root)
+        return known
+
+    def _reaches_runtime(self, root: Path) -> bool:
+        seen: set[Path] = set()
+        pending = [root]
+        while pending:
+            header = pending.pop()
+            if header in seen:
+                continue
+            seen.add(header)
+            if _RUNTIME in self._macros[header]:
+                return True
+            pending.extend(self._includes[header])
+        return False
 
     def _read(self, header: Path) -> None:
         try:
@@ -122,7 +151,9 @@ class ProjectHeaders:
                     if value == 0xFFFFFFFF and "ll" not in spelled.lower()
                 }
             if DEVICE_CODE.search(data):
-                macros |= {USES_DEVICE_CODE}
+                macros |= {USES_DEVICE_CODE, _RUNTIME}
+            elif RUNTIME_USE.search(data):
+                macros |= {_RUNTIME}
             self._macros[header] = macros | self.declares(data) if self.declares is not None else macros
         self._includes[header], self._probed[header] = self._resolve_names(header.parent, include_names(data))
 

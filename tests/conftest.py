@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from hipport.options import Options
+from hipport.project import ProjectHeaders
 from hipport.ruleset.loader import load_rules
 from hipport.versions import parse_version
 
@@ -32,6 +33,12 @@ class Case:
 
     def options(self) -> Options:
         return options_from_args(self.args)
+
+    def declared(self, path: Path | None = None) -> frozenset[str]:
+        """What the case's own project headers (files beside its input, such as a header it
+        includes) declare and mark, as convert on the case's folder sees them."""
+        path = path or self.input
+        return ProjectHeaders().macros_visible_in(path, path.read_bytes())
 
 
 def options_from_args(args) -> Options:

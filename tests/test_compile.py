@@ -21,17 +21,17 @@ def hipcc():
 @pytest.mark.hipcc
 @pytest.mark.parametrize("case", COMPILED, ids=[c.name for c in COMPILED])
 def test_expected_output_compiles_with_hipcc(case, hipcc):
-    result = compile_bytes(case.expected.read_bytes(), name="expected.hip", hipcc=hipcc)
+    result = compile_bytes(case.expected.read_bytes(), name="expected.hip", hipcc=hipcc, include_dirs=(case.directory,))
     assert result.ok, result.output
 
 
 @pytest.mark.hipcc
 @pytest.mark.parametrize("case", COMPILED, ids=[c.name for c in COMPILED])
 def test_hipport_output_compiles_with_hipcc(case, hipcc, rules):
-    output = port_source(case.input.read_bytes(), rules, case.options()).output
+    output = port_source(case.input.read_bytes(), rules, case.options(), declared_elsewhere=case.declared()).output
     if output == case.expected.read_bytes():
         pytest.skip("identical to the expected output, compiled by the test above")
-    result = compile_bytes(output, name="ported.hip", hipcc=hipcc)
+    result = compile_bytes(output, name="ported.hip", hipcc=hipcc, include_dirs=(case.directory,))
     assert result.ok, result.output
 
 

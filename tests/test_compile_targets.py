@@ -1,5 +1,6 @@
 """Fixtures whose expected port must compile on the default HIP target (the vendored HIP 6.3
-headers, hipcc -std=c++17) and, where the case says so, with nvcc and HIP's NVIDIA headers."""
+headers, hipcc -std=c++17) and, where the case says so, with nvcc and HIP's NVIDIA headers.
+The case's folder is an include directory: a project header beside the input is found."""
 from __future__ import annotations
 
 import os
@@ -34,7 +35,7 @@ def test_expected_output_compiles_with_hip_6_3_headers(case):
     include = VENDOR / "HIP-amd" / "include"
     if find_hipcc() is None or not include.is_dir():
         pytest.skip("hipcc or the vendored HIP-amd headers are not installed")
-    result = compile_bytes(case.expected.read_bytes(), name="expected.hip", include_dirs=(include,),
+    result = compile_bytes(case.expected.read_bytes(), name="expected.hip", include_dirs=(include, case.directory),
                            extra_flags=("-std=c++17",))
     assert result.ok, result.output
 
@@ -48,5 +49,6 @@ def test_expected_output_compiles_with_nvcc_and_hip_nvidia(case, tmp_path):
     source = tmp_path / "expected.cu"
     source.write_bytes(case.expected.read_bytes())
     proc = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90", "-D__HIP_PLATFORM_NVIDIA__", "-I", str(include),
-                           "-c", str(source), "-o", str(tmp_path / "expected.o")], capture_output=True, text=True)
+                           "-I", str(case.directory), "-c", str(source), "-o", str(tmp_path / "expected.o")],
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

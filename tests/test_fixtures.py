@@ -14,13 +14,15 @@ IDS = [c.name for c in CASES] + [f"lints/{c.name}" for c in LINT_CASES]
 
 @pytest.mark.parametrize("case", ALL, ids=IDS)
 def test_port_matches_hand_written_expectation(case, rules, file_regression):
-    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name)
+    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name,
+                         declared_elsewhere=case.declared())
     file_regression.check(result.output, binary=True, fullpath=case.expected)
 
 
 @pytest.mark.parametrize("case", ALL, ids=IDS)
 def test_findings_match_case_file(case, rules):
-    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name)
+    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name,
+                         declared_elsewhere=case.declared())
     got = sorted(f"{f.code}:{f.line}" for f in result.findings)
     assert got == sorted(case.findings)
 
@@ -28,13 +30,15 @@ def test_findings_match_case_file(case, rules):
 @pytest.mark.parametrize("case", ALL, ids=IDS)
 def test_findings_match_snapshot(case, rules):
     """Messages, columns, severities and fixes too, as findings.snap beside the fixture records them."""
-    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name)
+    result = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name,
+                         declared_elsewhere=case.declared())
     check_snapshot(case.directory / "findings.snap", render_findings(case.input.name, result.findings))
 
 
 @pytest.mark.parametrize("case", ALL, ids=IDS)
 def test_porting_the_expected_output_again_makes_no_edits(case, rules):
-    result = port_source(case.expected.read_bytes(), rules, case.options(), path=case.expected.name)
+    result = port_source(case.expected.read_bytes(), rules, case.options(), path=case.expected.name,
+                         declared_elsewhere=case.declared(case.expected))
     assert result.edits == [], [(e.start, e.text) for e in result.edits]
 
 

@@ -64,8 +64,8 @@ def test_cli_reports_bad_user_rule_file_without_traceback(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"hipport: {bad}:3: unknown field 'hp' in rename rule " \
-        "(allowed: cuda, hip, kind, section, roc, roc_in, library, note, replacement, older, added, deprecated, changed, removed, " \
-        "experimental, cuda_added, cuda_deprecated, cuda_removed)"
+        "(allowed: cuda, hip, kind, section, roc, roc_in, library, note, replacement, older, value_test, " \
+        "added, deprecated, changed, removed, experimental, cuda_added, cuda_deprecated, cuda_removed)"
     assert "Traceback" not in proc.stderr
 
 

@@ -47,11 +47,31 @@ def match(
     return macro_test_hit(rule, ctx.source, start, end, name)
 
 
-def macro_test_hit(rule: StructuralLint, source: bytes, start: int, end: int, name: str) -> LintHit | None:
+def value_test_at(source: bytes, start: int, end: int) -> bool:
+    """Whether the macro at source[start:end] is a bare value test of an #if or #elif condition
+    (`#if M`, `#elif !M`, `M && X`): true where M is defined nonzero. Not a presence test
+    (`defined(M)`), a comparison (`M >= 2`) or any other use; rename rules' value_test spells it."""
+    line_start, line = _logical_line(source, start)
+    directive = re.match(r"\s*#\s*(?:if|elif)\b", line)
+    if directive is None or not source[line_start:end].isascii():  # offsets in line: the bytes' up to end
+        return False
+    before = line[directive.end() : start - line_start]
+    if re.search(r"\bdefined\s*\(?\s*\Z", before):
+        return False
+    return _BEFORE.search(before) is not None and _AFTER.match(line, end - line_start) is not None
+
+
+def _logical_line(source: bytes, start: int) -> tuple[int, str]:
+    """The start and text of the logical line holding start; continuations read as spaces of the same
+    length, so offsets in the line stay the source's (for ASCII)."""
     line_start = _logical_line_start(source, start)
     line_end = _logical_line_end(source, start)
-    # Continuations read as spaces of the same length: offsets in the line stay the source's.
-    line = re.sub(r"\\(\r*\n)", lambda m: " " * len(m.group(0)), source[line_start:line_end].decode("utf-8", "replace"))
+    text = source[line_start:line_end].decode("utf-8", "replace")
+    return line_start, re.sub(r"\\(\r*\n)", lambda m: " " * len(m.group(0)), text)
+
+
+def macro_test_hit(rule: StructuralLint, source: bytes, start: int, end: int, name: str) -> LintHit | None:
+    line_start, line = _logical_line(source, start)
     if rule.newest and rule.newest in line:
         return None  # a condition hipport wrote
     escaped = re.escape(name)

@@ -33,6 +33,8 @@ FIX = (
     re.compile(r"(?:[A-Za-z0-9_ <>(),.:!&|]|\{name\})+"),
     "identifiers, numbers, spaces, <>(),.:!&| and the placeholder {name}",
 )
+# A preprocessor condition a rule writes into an #if: names, numbers, defined(), ! && || and comparisons.
+CONDITION = (re.compile(r"[A-Za-z0-9_ ()!&|<>=]+"), "a preprocessor condition: identifiers, numbers, spaces, ()!&|<>=")
 ARGUMENTS = (re.compile(r"[A-Za-z0-9_]+(?:, ?[A-Za-z0-9_]+)*"), "comma-separated identifiers or numbers")
 HEADER = (re.compile(r"(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_./+-]+"), "a relative header path without '..'")
 FLAGS = (
@@ -71,6 +73,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("macro", "header"): HEADER,
     ("rename", "hip"): CXX_NAME,
     ("rename", "roc"): CXX_NAME,
+    ("rename", "value_test"): CONDITION,
     ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): CXX_NAME,  # HIP_SYMBOL, or a cast: static_cast<unsigned long long>

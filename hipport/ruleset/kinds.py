@@ -35,6 +35,9 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "note": STR,
             "replacement": STR,
             "older": STR,
+            # a macro's spelling where an #if or #elif tests its value alone (`#if __CUDACC__`):
+            # HIP's counterpart is defined empty on a platform, so only a presence test works there
+            "value_test": STR,
             **VERSION_FIELDS,
         },
     ),

@@ -56,6 +56,9 @@ class NameRule:
     # What targets before `added` get instead of `hip` (__nv_bfloat16: hip_bfloat16 before HIP 6.0
     # gave __hip_bfloat16); None: `hip` with an HP201 there.
     older: str | None = None
+    # A macro's spelling where an #if or #elif tests its value alone (`#if __CUDACC__`, `&& !M`):
+    # `defined(__HIPCC__)`, as HIP's NVIDIA headers define __HIPCC__ empty. None: hip there too.
+    value_test: str | None = None
 
     @property
     def supported(self) -> bool:

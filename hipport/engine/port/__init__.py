@@ -9,7 +9,7 @@ from hipport.engine.port.file_result import FileResult
 from hipport.engine.edits import apply_edits
 from hipport.engine.includes import headers_need_runtime_first, plan_includes
 from hipport.engine.launch_blanks import closed_up
-from hipport.engine.linkage import out_of_linkage
+from hipport.engine.linkage import out_of_linkage, runtime_before_linkage
 from hipport.engine.warp.enable import group_member_defines, header_defines, with_enable_define
 from hipport.engine.launch import launch_edits
 from hipport.engine.macro_launch import macro_launch_scan
@@ -166,15 +166,16 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             needs_runtime=self.uses_device_code or headers_need_runtime_first(declared_elsewhere, self.rules),
             needs_runtime_api=self.uses_runtime_api,
         )
-        defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
         runtime = self.rules.runtime_include
+        out_of_linkage(self.source, parsed, include_plan.edits)
+        runtime_before_linkage(self.source, parsed, include_plan.edits, runtime, declared_elsewhere)
+        defines = self.enable_defines | header_defines(self.rules, self.target, declared_elsewhere)
         # written by the user, inserted by the port, or a CUDA header ported to it
         includes_runtime = runtime in {s.path for s in parsed.includes} or any(
             runtime.encode("ascii") in edit.text for edit in include_plan.edits
         )
         if defines and (self.uses_device_code or includes_runtime):
             self.enable_defines = defines
-        out_of_linkage(self.source, parsed, include_plan.edits)
         for define in sorted(self.enable_defines):
             with_enable_define(self.source, parsed, include_plan.edits, self.rules.runtime_include, define)
         self.edits.extend(include_plan.edits)

@@ -15,6 +15,7 @@ from hipport.engine.platform_calls import platform_casts, uncast_arguments
 from hipport.engine.pointer_types import pointer_type_edit
 from hipport.engine.port.qualified import QualifiedSteps
 from hipport.engine.warp import plan_rewrite
+from hipport.lints.macro_test import value_test_at
 from hipport.parse.sites import NameSite, ParsedFile, PastedNameSite, Role
 from hipport.ruleset.argrules import ArgumentRule
 from hipport.ruleset.model import NameRule, RuleSet
@@ -175,6 +176,8 @@ class NameRuleSteps(QualifiedSteps):
             target = rule.older  # the spelling the target has, older HIP's (no HP201)
         if override is not None:  # an argument rewrite names the call to write, even where the table has none
             target = override
+        elif rule.value_test is not None and value_test_at(self.source, site.start, site.end):
+            target = rule.value_test  # `#if __CUDACC__`: HIP's macro may be defined empty, test its presence
         if target is None:
             library = self.rules.library_titles.get(rule.library, rule.library)
             span = case_label_span(self.source, site.start, site.end) if rule.kind == "constant" else None
