@@ -29,6 +29,11 @@ CUDA_LIBS := .cuda-libs
 CUDA_LIB_WHEELS := nvidia-cublas==13.10.0.20 nvidia-cufft==12.5.0.14 nvidia-curand==10.4.5.25 \
 	nvidia-cusolver==12.4.1.2 nvidia-cusparse==12.9.4.2
 HIP_CPU ?= $(firstword $(HIPPORT_HIP_CPU) $(wildcard ../shared/vendor/HIP-CPU ../../shared/vendor/HIP-CPU) .hip-cpu)
+# One way to install Debian packages. A machine whose last dpkg run was cut off refuses every
+# install until `dpkg --configure -a` finishes it, so that comes first (a no-op otherwise).
+APT_INSTALL = DEBIAN_FRONTEND=noninteractive $(SUDO) dpkg --configure -a >/dev/null && \
+	$(SUDO) apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq
 
 .PHONY: torch-ext torch-rules demo test lint bytecode hipcc hipcpu browser clang-headers cuda-lib-headers rules docs snapshots clean bench bench-full fuzz corpus gpu-corpus gpu-corpus-port
 
@@ -62,19 +67,20 @@ $(CUDA_LIBS)/include/cublas_v2.h: | $(STAMP)
 	rm -rf $(CUDA_LIBS)/wheels
 	test -f $@
 
+# hipcc alone is not enough: the OpenMP header was added to HIP_PKGS later, and machines set up
+# before that have hipcc without it.
+HIP_OMP_HEADER = $(wildcard /usr/lib/llvm-15/lib/clang/*/include/omp.h)
 hipcc:
-	@command -v hipcc >/dev/null 2>&1 || { \
+	@command -v hipcc >/dev/null 2>&1 && test -n "$(HIP_OMP_HEADER)" || { \
 	  echo "installing Debian's hipcc ($(HIP_PKGS))"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(HIP_PKGS) >/dev/null; }
+	  $(APT_INSTALL) $(HIP_PKGS) >/dev/null; }
 
 # g++ and TBB build ported programs with the HIP CPU Runtime (verify --run); the runtime
 # itself is cloned when no copy is found; without one (no network), the run tests skip.
 hipcpu:
 	@printf 'int main(){}' | g++ -x c++ - -o /dev/null -ltbb 2>/dev/null || { \
 	  echo "installing g++ and TBB ($(HIPCPU_PKGS))"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(HIPCPU_PKGS) >/dev/null; }
+	  $(APT_INSTALL) $(HIPCPU_PKGS) >/dev/null; }
 	@test -f $(HIP_CPU)/include/hip/hip_runtime.h || \
 	  git clone -q --depth 1 https://github.com/ROCm/HIP-CPU $(HIP_CPU) >/dev/null 2>&1 || \
 	  echo "hipcpu: no HIP CPU Runtime in $(HIP_CPU) and no clone (set HIPPORT_HIP_CPU); verify --run and its tests are skipped"
@@ -83,14 +89,12 @@ hipcpu:
 browser:
 	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium ($(BROWSER_PKGS))"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BROWSER_PKGS) >/dev/null; }
+	  $(APT_INSTALL) $(BROWSER_PKGS) >/dev/null; }
 
 clang-headers:
 	@test -f $(CLANG_WRAPPER) || { \
 	  echo "installing clang's CUDA headers ($(CLANG_PKGS))"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CLANG_PKGS) >/dev/null; }
+	  $(APT_INSTALL) $(CLANG_PKGS) >/dev/null; }
 
 demo: $(STAMP) bytecode hipcc hipcpu
 	rm -rf demo-out
