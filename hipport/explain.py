@@ -113,6 +113,8 @@ def _macro_entries(name: str, rules: RuleSet) -> list[dict]:
 def _name_entry(rule, rules: RuleSet) -> dict:
     data = {k: v for k, v in asdict(rule).items() if v not in (None, "") and k != "origin"}
     data["supported"] = rule.supported
+    if rule.erase:
+        data["erase"] = "deletes it where it qualifies a declaration (no finding)"
     data["rule_file"] = rule.origin.path
     data["user_rule"] = not rule.origin.builtin
     wrap = rules.wraps.get(rule.cuda)
@@ -164,6 +166,7 @@ def render_explain(result: dict) -> str:
         ("header", "CUDA header"),
         ("hip", "HIP"),
         ("value_test", "#if M becomes"),
+        ("erase", "the port"),
         ("replacement", "instead, use"),
         ("dialect", "dialect"),
         ("releases", "target releases"),

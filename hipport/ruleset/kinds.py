@@ -43,7 +43,17 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     ),
     "unsupported": (
         {"cuda": STR},
-        {"kind": STR, "section": STR, "library": STR, "note": STR, "replacement": STR, "roc": STR, **VERSION_FIELDS},
+        {
+            "kind": STR,
+            "section": STR,
+            "library": STR,
+            "note": STR,
+            "replacement": STR,
+            "roc": STR,
+            # a declaration qualifier (a marker) whose deletion keeps the meaning: the port deletes it
+            "erase": BOOL,
+            **VERSION_FIELDS,
+        },
     ),
     "header": (
         {"cuda": STR},

@@ -59,6 +59,9 @@ class NameRule:
     # A macro's spelling where an #if or #elif tests its value alone (`#if __CUDACC__`, `&& !M`):
     # `defined(__HIPCC__)`, as HIP's NVIDIA headers define __HIPCC__ empty. None: hip there too.
     value_test: str | None = None
+    # An unsupported declaration qualifier whose absence keeps the program's meaning on HIP
+    # (__grid_constant__): the port deletes it instead of reporting HP101.
+    erase: bool = False
 
     @property
     def supported(self) -> bool:

@@ -41,7 +41,10 @@ class NameRuleSteps(QualifiedSteps):
         if role is _MARKER:
             self.uses_device_code = self.uses_device_code or not self.own_types(name)
             marker_rule = rules.names.get(name)
-            if marker_rule is not None and marker_rule.hip is None:  # a marker HIP lacks: __grid_constant__
+            if marker_rule is not None and marker_rule.erase:  # a qualifier HIP needs no counterpart for
+                end = site.end + len(self.source[site.end :]) - len(self.source[site.end :].lstrip(b" \t"))
+                self.edits.append(Edit(site.start, end, b""))
+            elif marker_rule is not None and marker_rule.hip is None:  # a marker HIP lacks
                 self._apply_name_rule(site, marker_rule)
             return
         if role is _DECLARATION:
