@@ -52,3 +52,16 @@ def _need(path: str, needs: list[LibraryNeed]) -> LibraryNeed | None:
         if path == need.include or (need.include.endswith("/") and path.startswith(need.include)):
             return need
     return None
+
+
+def nvidia_limits(parsed: ParsedFile, rules: RuleSet, roc: bool) -> list[tuple[int, int, str, str, str]]:
+    """(start, end, include path as written, library name, message) for each include whose library
+    does not build for NVIDIA with today's CUDA (a need's nvidia_limit)."""
+    found = []
+    for site in parsed.includes:
+        for path in _ported_paths(site.path, rules, roc):
+            need = _need(path, rules.library_needs)
+            if need is not None and need.nvidia_limit:
+                found.append((site.path_start, site.path_end, site.path, need.library, need.nvidia_limit))
+                break
+    return found

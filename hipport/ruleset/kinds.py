@@ -95,7 +95,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     # a set of identifiers hipport's code asks for by name (RuleSet.code_tables.name_set)
     "name_set": ({"set": STR, "names": STR_LIST}, {"about": STR}),
     # an include path (or a path prefix ending in /) in ported code -> the library a build needs
-    "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR}),
+    # nvidia_limit: why this include does not build for NVIDIA with current CUDA (HP441 unless --platform amd)
+    "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR, "nvidia_limit": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),
     # version-gated call rewrites and structural lints (hipport/ruleset/lintrules.py)
     "rewrite": (

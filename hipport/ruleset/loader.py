@@ -255,7 +255,9 @@ def _merge_tables(ruleset: RuleSet, data: dict, origin: Origin) -> None:
         if "target_column" in entry:
             ruleset.target_columns[entry["library"]] = entry["target_column"]
     for entry in data.get("library_need", []):
-        ruleset.library_needs.append(LibraryNeed(entry["include"], entry["library"], entry.get("package"), origin))
+        ruleset.library_needs.append(
+            LibraryNeed(entry["include"], entry["library"], entry.get("package"), origin, entry.get("nvidia_limit"))
+        )
     for entry in data.get("code", []):
         ruleset.codes[entry["code"]] = CodeInfo(**entry)
     ruleset.code_tables.merge(data)

@@ -149,6 +149,9 @@ class LibraryNeed:
     library: str
     package: str | None
     origin: Origin
+    # Why the include builds on AMD only with today's CUDA (hipCUB's NVIDIA back end and CCCL 3):
+    # the message of an HP441 at the include, unless the port is for AMD alone.
+    nvidia_limit: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

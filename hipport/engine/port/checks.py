@@ -7,7 +7,7 @@ from hipport.engine.dim3_from_uint3 import dim3_edits
 from hipport.engine.storage_class import register_edits
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
-from hipport.engine.library_needs import library_needs
+from hipport.engine.library_needs import library_needs, nvidia_limits
 from hipport.lints.findings import lint_outcome
 from hipport.engine.port.state import PortState
 from hipport.engine.host_half import host_half_findings
@@ -77,6 +77,9 @@ class LintAndSemanticSteps(PortState):
             )
         for start, end, path, library, message in library_needs(parsed, self.rules, self.options.roc):
             self._finding("HP436", start, end, path, message, library=library)
+        if self.options.platform != "amd":
+            for start, end, path, library, message in nvidia_limits(parsed, self.rules, self.options.roc):
+                self._finding("HP441", start, end, path, message, library=library)
         for matcher in FILE_MATCHERS:
             lints = [lint for lint in self.rules.structural_lints if lint.match == matcher.name]
             self._file_findings(matcher.run(self.source, lints, parsed.syntax.root))
