@@ -5,6 +5,7 @@ from __future__ import annotations
 from hipport.engine.brace_assign import brace_assign_edits
 from hipport.engine.dim3_from_uint3 import dim3_edits
 from hipport.engine.storage_class import register_edits
+from hipport.engine.template_keyword import template_keyword_edits
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs, nvidia_limits
@@ -106,6 +107,7 @@ class LintAndSemanticSteps(PortState):
         self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
         configs = [span for launch in parsed.launches for span in launch.config[:2]]
         self.edits.extend(dim3_edits(self.source, configs))  # HIP's dim3 has no constructor from uint3
+        self.edits.extend(template_keyword_edits(self.source, parsed.syntax.root))  # `X<T>::template f<N>()`
         for finding in host_half_findings(self.source):
             self._finding(*finding)
 
