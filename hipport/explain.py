@@ -114,7 +114,9 @@ def _name_entry(rule, rules: RuleSet) -> dict:
     data = {k: v for k, v in asdict(rule).items() if v not in (None, "") and k != "origin"}
     data["supported"] = rule.supported
     if rule.erase:
-        data["erase"] = "deletes it where it qualifies a declaration (no finding)"
+        data["port_action"] = "deletes it where it qualifies a declaration (no finding)"
+    if rule.cuda in rules.polyfills:
+        data["port_action"] = f"calls {rules.polyfills[rule.cuda][0]}, which it defines in the file (no finding)"
     data["rule_file"] = rule.origin.path
     data["user_rule"] = not rule.origin.builtin
     wrap = rules.wraps.get(rule.cuda)
@@ -166,7 +168,7 @@ def render_explain(result: dict) -> str:
         ("header", "CUDA header"),
         ("hip", "HIP"),
         ("value_test", "#if M becomes"),
-        ("erase", "the port"),
+        ("port_action", "the port"),
         ("replacement", "instead, use"),
         ("dialect", "dialect"),
         ("releases", "target releases"),

@@ -60,6 +60,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
             "build_package",
             "argument_rewrite",
             "macro",
+            "polyfill",
         )
     },
     ("argument_rewrite", "hip"): IDENTIFIER,
@@ -74,6 +75,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("rename", "hip"): CXX_NAME,
     ("rename", "roc"): CXX_NAME,
     ("rename", "value_test"): CONDITION,
+    ("polyfill", "hip"): IDENTIFIER,
     ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): CXX_NAME,  # HIP_SYMBOL, or a cast: static_cast<unsigned long long>

@@ -94,7 +94,10 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "not_ported": ({"code": STR, "status": STR}, {}),
     # a set of identifiers hipport's code asks for by name (RuleSet.code_tables.name_set)
     "name_set": ({"set": STR, "names": STR_LIST}, {"about": STR}),
-    # an include path (or a path prefix ending in /) in ported code -> the library a build needs
+    # a device function HIP lacks, written out: calls are renamed to `hip`, which the port defines
+    # in the file from `definition`, once and guarded, before the first use (engine/polyfills.py)
+    "polyfill": ({"cuda": STR, "hip": STR, "definition": STR}, {"note": STR}),
+    # an include path (or a path prefix ending in /) in ported code -> the library a build needs;
     # nvidia_limit: why this include does not build for NVIDIA with current CUDA (HP441 unless --platform amd)
     "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR, "nvidia_limit": STR}),
     "test": ({"before": STR, "after": STR}, {"findings": STR_LIST, "args": STR_LIST}),

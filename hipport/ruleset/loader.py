@@ -228,6 +228,8 @@ def _merge_call_rules(ruleset: RuleSet, data: dict, origin: Origin) -> None:
         ruleset.lints[entry["cuda"]] = LintRule(
             entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity")
         )
+    for entry in data.get("polyfill", []):
+        ruleset.polyfills[entry["cuda"]] = (entry["hip"], entry["definition"])
     for entry in data.get("rewrite", []):
         ruleset.rewrites[entry["cuda"]] = make_rewrite(entry, origin)
     _merge_argument_rules(ruleset, data.get("argument_rewrite", []), origin)

@@ -197,6 +197,8 @@ class RuleSet:
     symbol_lookups: frozenset[str] = frozenset()  # calls whose string argument names a symbol: dlsym
     lints: dict[str, LintRule] = field(default_factory=dict)
     rewrites: dict[str, RewriteRule] = field(default_factory=dict)  # version-gated call rewrites
+    # CUDA device function HIP lacks -> (the function the port defines instead, its definition)
+    polyfills: dict[str, tuple[str, str]] = field(default_factory=dict)
     arguments: dict[str, tuple[ArgumentRule, ...]] = field(default_factory=dict)  # callee -> argument rewrites
     member_accessors: dict[tuple[str, str], MemberAccessor] = field(default_factory=dict)  # (receiver, member)
     block_primitives: dict[str, BlockPrimitive] = field(default_factory=dict)  # CUB primitive -> its block-size rule
@@ -258,6 +260,7 @@ class RuleSet:
                 *self.lints,
                 *self.markers,
                 *self.rewrites,
+                *self.polyfills,
                 *self.arguments,
                 *self.lint_index.by_name,
                 *self._platform_call_names(),

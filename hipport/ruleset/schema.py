@@ -174,6 +174,7 @@ _KEYED = {
     "macro": "cuda",
     "name_lint": "cuda",
     "rewrite": "cuda",
+    "polyfill": "cuda",
     "qualified": "cuda",
     "code": "code",
     "library_title": "library",

@@ -6,6 +6,8 @@ from hipport.engine.brace_assign import brace_assign_edits
 from hipport.engine.dim3_from_uint3 import dim3_edits
 from hipport.engine.storage_class import register_edits
 from hipport.engine.template_keyword import template_keyword_edits
+from hipport.engine.polyfills import polyfill_edits
+from hipport.parse.lines import newline_of
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
 from hipport.engine.library_needs import library_needs, nvidia_limits
@@ -65,6 +67,8 @@ class LintAndSemanticSteps(PortState):
     def _semantic_differences(self, parsed: ParsedFile) -> None:
         edits, findings = collapsed_overloads(self.source, parsed, self.rules, self.options.roc)
         self._insert_after_includes(edits)
+        newline = newline_of(self.source)  # a definition at offset 0 joins the runtime include, below it
+        self._insert_after_includes(polyfill_edits(parsed.syntax.root, self.polyfills_used, newline))
         for f in findings:
             self._finding(
                 f.code,

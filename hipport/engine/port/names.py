@@ -13,6 +13,7 @@ from hipport.engine.macros import in_condition, macro_outcome
 from hipport.engine.pasting import pasted_piece
 from hipport.engine.platform_calls import platform_casts, uncast_arguments
 from hipport.engine.pointer_types import pointer_type_edit
+from hipport.engine.polyfills import in_polyfill
 from hipport.engine.port.qualified import QualifiedSteps
 from hipport.engine.warp import plan_rewrite
 from hipport.lints.macro_test import value_test_at
@@ -39,23 +40,12 @@ class NameRuleSteps(QualifiedSteps):
         if (rules.dialect_scopes or rules.qualified) and self._qualified(site):
             return
         if role is _MARKER:
-            self.uses_device_code = self.uses_device_code or not self.own_types(name)
-            marker_rule = rules.names.get(name)
-            if marker_rule is not None and marker_rule.erase:  # a qualifier HIP needs no counterpart for
-                end = site.end + len(self.source[site.end :]) - len(self.source[site.end :].lstrip(b" \t"))
-                self.edits.append(Edit(site.start, end, b""))
-            elif marker_rule is not None and marker_rule.hip is None:  # a marker HIP lacks
-                self._apply_name_rule(site, marker_rule)
+            self._marker(site)
             return
         if role is _DECLARATION:
             if name in rules.vocabulary and name in rules.names:
-                self._finding(
-                    "HP104",
-                    site.start,
-                    site.end,
-                    name,
-                    f"this file declares its own '{name}', so hipport leaves the uses that refer to it as written",
-                )
+                message = f"this file declares its own '{name}', so hipport leaves the uses that refer to it as written"
+                self._finding("HP104", site.start, site.end, name, message)
             return
         if (site.shadowed or name in declared_elsewhere) and not site.resolved:
             return
@@ -71,6 +61,11 @@ class NameRuleSteps(QualifiedSteps):
             casts = platform_casts(rules).get(name)
             if casts is not None:
                 self._platform_call(site, casts)
+        polyfill = rules.polyfills.get(name) if role is _USE and site.arguments is not None else None
+        if polyfill is not None:
+            if not in_polyfill(self.source, polyfill[0], site.start):
+                self._polyfill(site, *polyfill)
+            return
         rule = rules.names.get(name)
         rewrite = rules.rewrites.get(name)
         if rewrite is not None and role is _USE and (rule is None or rule.origin.builtin):
@@ -327,6 +322,24 @@ class NameRuleSteps(QualifiedSteps):
             return  # a cast for overload resolution, and the variable has a type that resolves
         self.edits.append(Edit(start, start, wrap.wrapper.encode("ascii") + b"("))
         self.edits.append(Edit(end, end, b")"))
+
+    def _marker(self, site: NameSite) -> None:
+        self.uses_device_code = self.uses_device_code or not self.own_types(site.name)
+        rule = self.rules.names.get(site.name)
+        if rule is not None and rule.erase:  # a qualifier HIP needs no counterpart for: it goes, with its blanks
+            after = self.source[site.end :]
+            self.edits.append(Edit(site.start, site.end + len(after) - len(after.lstrip(b" \t")), b""))
+        elif rule is not None and rule.hip is None:  # a marker HIP lacks
+            self._apply_name_rule(site, rule)
+
+    def _polyfill(self, site: NameSite, hip: str, definition: str) -> None:
+        """A device function HIP lacks: the call names the port's own definition (engine/polyfills.py)."""
+        self.uses_device_code = True
+        self.edits.append(Edit(site.start, site.end, encoded_name(hip)))
+        self.polyfills_used.setdefault(hip, (site.start, definition))
+        rule = self.rules.names.get(site.name)
+        self.result.converted[rule.library if rule is not None else "Device_API"] += 1
+        self.result.converted_names[site.name] += 1
 
     def _rewrite(self, site: NameSite, rewrite) -> None:
         self.uses_device_code = True

@@ -29,6 +29,7 @@ class PortState:
         self.mask_warnings: dict[int, tuple] = {}  # call name start -> HP213 finding, until a lint says more
         self.reported_once: set = set()
         self.enable_defines: set[str] = set()  # macros the port defines before the runtime include
+        self.polyfills_used: dict[str, tuple[int, str]] = {}  # polyfill -> (first call, its definition)
         self.declared_elsewhere: frozenset[str] = frozenset()  # names and marks of the project's headers
         self.calls_roc = False  # --roc, and the file uses a ROC library: its value types are ROC's too
         self.argument_plans: list[PlannedCall] = []

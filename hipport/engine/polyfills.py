@@ -1,0 +1,49 @@
+"""Where a polyfill's definition goes: before the top-level declaration of its first use.
+
+A `polyfill` rule (rules/device-polyfills.toml) renames calls of a device function HIP lacks to a
+function the port defines in the file. The definition goes once per file, before the outermost
+declaration that holds the first call, so it follows the includes that file has there and precedes
+every use; a guard macro keeps two files of one translation unit from defining it twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def polyfill_edits(
+    syntax_root: Callable[[], Any], first_uses: dict[str, tuple[int, str]], newline: bytes
+) -> list[tuple[int, int, bytes]]:
+    """One insertion per polyfill used: {hip name: (offset of its first use, definition)}."""
+    if not first_uses:
+        return []
+    root = syntax_root()
+    by_offset: dict[int, list[bytes]] = {}
+    for hip, (offset, definition) in sorted(first_uses.items(), key=lambda item: item[1][0]):
+        at = _top_level_start(root, offset)
+        guard = guard_macro(hip)
+        text = f"#ifndef {guard}\n#define {guard}\n{definition.strip()}\n#endif  // {guard}\n"
+        by_offset.setdefault(at, []).append(text.replace("\n", newline.decode("ascii")).encode("utf-8"))
+    return [(at, at, b"".join(texts)) for at, texts in by_offset.items()]
+
+
+def guard_macro(hip: str) -> str:
+    return hip.upper() if hip.upper().startswith("HIPPORT_") else "HIPPORT_" + hip.upper()
+
+
+def in_polyfill(source: bytes, hip: str, offset: int) -> bool:
+    """The offset is inside the definition a port wrote (a port ported again), whose call of CUDA's
+    function, on NVIDIA, is meant."""
+    guard = guard_macro(hip).encode("ascii")
+    start = source.rfind(b"#define " + guard, 0, offset)
+    return start >= 0 and source.find(b"#endif  // " + guard, start) > offset
+
+
+def _top_level_start(root, offset: int) -> int:
+    node = root.descendant_for_byte_range(offset, offset)
+    while node is not None and node.parent is not None and node.parent.parent is not None:
+        node = node.parent
+    if node is None or node.parent is None:
+        return offset  # no tree to place it by: before the use itself is still before every later use
+    return node.start_byte
