@@ -7,6 +7,11 @@ when its block size is a constant that is not such a multiple. A dimension is re
 file's text: an integer literal, a named integer constant (#define, const), or a parameter of the
 enclosing template, through the template arguments the file instantiates that template with (a
 kernel launched from a test function instantiated with 32 threads is followed back to the 32).
+
+A rule with a `fallback` (the algorithm that takes any size) is a fix instead: the algorithm argument
+becomes `(X * Y * Z) % wavefront == 0 ? ALGORITHM : FALLBACK`, a constant expression each
+instantiation evaluates, so sizes that are multiples keep the warp transpose and the others compile;
+the data arrangement the primitive gives the threads is the same either way (CUB's documentation).
 """
 
 from __future__ import annotations
@@ -24,19 +29,23 @@ _NAMED = re.compile(rb"\s*(?:(?:struct|class)\s+([A-Za-z_]\w*)|[^;{(]*?([A-Za-z_
 _DEPTH = 3  # template parameters followed back through at most this many instantiations
 
 
-def block_size_findings(source: bytes, primitives: dict[str, BlockPrimitive]) -> list[tuple[str, int, int, str, str]]:
-    """(code, start, end, name, message) for each use of a primitive whose block size is wrong."""
+def block_size_findings(
+    source: bytes, primitives: dict[str, BlockPrimitive], namespaces: dict[str, str]
+) -> tuple[list[tuple[str, int, int, str, str, bool]], list[tuple[int, int, bytes]]]:
+    """(code, start, end, name, message, fixed) for each use of a primitive whose block size is
+    wrong, and the insertions that fix those with a fallback; namespaces: CUDA -> HIP (cub -> hipcub)."""
     if not primitives or b"Block" not in source:
-        return []
+        return [], []
     text = _COMMENT.sub(lambda m: re.sub(rb"[^\n]", b" ", m.group()), source)  # same offsets and lines
     constants = {name: value for name, (value, _, _) in integer_constants(text).items()}
     names = b"|".join(re.escape(n.encode("ascii")) for n in sorted(primitives))
-    found = []
+    found, edits = [], []
     for m in re.finditer(rb"(?<![\w])(" + names + rb")\s*<", text):
         name = m.group(1).decode("ascii")
         primitive = primitives[name]
         wavefront = primitive.wavefront
-        arguments = _arguments(text, m.end() - 1)
+        spans = _argument_spans(text, m.end() - 1)
+        arguments = [text[start:end] for start, end in spans] if spans is not None else None
         if arguments is None or len(arguments) <= max(primitive.dimensions[0], primitive.algorithm):
             continue
         algorithm = arguments[primitive.algorithm].decode("utf-8", "replace").split("::")[-1].strip()
@@ -50,8 +59,43 @@ def block_size_findings(source: bytes, primitives: dict[str, BlockPrimitive]) ->
             where = f" through this instantiation (the {name} at line {_line_of(text, m.start())})" if at else ""
             words = {"name": name, "algorithm": algorithm, "size": size, "where": where, "wavefront": wavefront}
             start, end = (at, _name_end(text, at)) if at is not None else (m.start(1), m.end(1))
-            found.append((primitive.code, start, end, name, primitive.message.format(**words)))
-    return found
+            assert spans is not None
+            fix = _fallback(text, spans, primitive, algorithm, namespaces)
+            if fix:
+                edits.extend(fix)
+                words["fallback"] = primitive.fallback or ""
+            message = (primitive.fixed_message if fix and primitive.fixed_message else primitive.message).format(
+                **words
+            )
+            found.append((primitive.code, start, end, name, message, bool(fix)))
+    return found, edits
+
+
+def _fallback(text: bytes, spans, primitive: BlockPrimitive, algorithm: str, namespaces: dict[str, str]):
+    """The two insertions around the algorithm argument that choose the fallback by block size."""
+    if primitive.fallback is None:
+        return []
+    start, end = _stripped(text, spans[primitive.algorithm])
+    written = text[start:end].decode("utf-8")
+    fallback = re.sub(r"\b" + re.escape(algorithm) + r"\b", primitive.fallback, written)
+    fallback = re.sub(r"\b(\w+)::", lambda q: namespaces.get(q.group(1), q.group(1)) + "::", fallback)
+    dims = [
+        "(" + text[slice(*_stripped(text, spans[i]))].decode("utf-8") + ")"
+        for i in primitive.dimensions
+        if 0 <= i < len(spans)
+    ]
+    size = dims[0] if len(dims) == 1 else "(" + " * ".join(dims) + ")"
+    before = f"({size} % {primitive.wavefront} == 0 ? ".encode()
+    return [(start, start, before), (end, end, f" : {fallback})".encode())]
+
+
+def _stripped(text: bytes, span: tuple[int, int]) -> tuple[int, int]:
+    start, end = span
+    while start < end and text[start : start + 1].isspace():
+        start += 1
+    while end > start and text[end - 1 : end].isspace():
+        end -= 1
+    return start, end
 
 
 def _bad_size(text: bytes, at: int, arguments: list[bytes], dims: tuple[int, int, int], constants, wavefront: int):
@@ -150,10 +194,15 @@ def _closing(text: bytes, open_at: int) -> int:
 
 def _arguments(text: bytes, open_at: int) -> list[bytes] | None:
     """The comma-separated template arguments of the `<` at open_at (nested <>, () and [] kept whole)."""
+    spans = _argument_spans(text, open_at)
+    return None if spans is None else [text[start:end] for start, end in spans]
+
+
+def _argument_spans(text: bytes, open_at: int) -> list[tuple[int, int]] | None:
     close = _closing(text, open_at)
     if close < 0:
         return None
-    parts, depth, start = [], 0, open_at + 1
+    spans, depth, start = [], 0, open_at + 1
     for i in range(open_at + 1, close):
         c = text[i : i + 1]
         if c in b"<([":
@@ -161,7 +210,7 @@ def _arguments(text: bytes, open_at: int) -> list[bytes] | None:
         elif c in b">)]":
             depth -= 1
         elif c == b"," and depth == 0:
-            parts.append(text[start:i])
+            spans.append((start, i))
             start = i + 1
-    parts.append(text[start:close])
-    return parts
+    spans.append((start, close))
+    return spans

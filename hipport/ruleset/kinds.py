@@ -210,7 +210,9 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "code": STR,
             "message": STR,
         },
-        {"y": INT, "z": INT, "note": STR},
+        # fallback: the algorithm that takes any block size; with it, the port chooses it by a constant
+        # expression where the size is not a multiple, and reports fixed_message (info) instead
+        {"y": INT, "z": INT, "note": STR, "fallback": STR, "fixed_message": STR},
     ),
 }
 

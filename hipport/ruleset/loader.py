@@ -284,6 +284,8 @@ def _merge_block_primitives(ruleset: RuleSet, data: dict) -> None:
             wavefront=entry["wavefront"],
             code=entry["code"],
             message=entry["message"],
+            fallback=entry.get("fallback"),
+            fixed_message=entry.get("fixed_message"),
         )
 
 

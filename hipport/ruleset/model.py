@@ -175,6 +175,9 @@ class BlockPrimitive:
     wavefront: int
     code: str
     message: str
+    # the algorithm that takes any block size, chosen where the size is not a multiple (None: report only)
+    fallback: str | None = None
+    fixed_message: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hipport.diagnostics import Edit
+from hipport.diagnostics import Edit, Severity
 from hipport.engine.arguments import apply_plans
 from hipport.engine.block_size import block_size_findings
 from hipport.engine.port.file_result import FileResult
@@ -154,8 +154,11 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
                 self._finding(*finding)
         self._source_fixes(parsed)
         self._group_member_defines()
-        for finding in block_size_findings(self.source, self.rules.block_primitives):
-            self._finding(*finding, library="CUB")
+        namespaces = {cuda: rule.hip for cuda, rule in self.rules.namespaces.items()}
+        findings, edits = block_size_findings(self.source, self.rules.block_primitives, namespaces)
+        self.edits.extend(Edit(*edit) for edit in edits)
+        for code, start, end, name, message, fixed in findings:
+            self._finding(code, start, end, name, message, Severity.INFO if fixed else None, library="CUB")
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
             self.edits = apply_plans(self.argument_plans, self.source, self.edits)
         include_plan = plan_includes(
