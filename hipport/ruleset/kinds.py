@@ -81,7 +81,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "namespace": ({"cuda": STR, "hip": STR}, {"library": STR, "note": STR}),
     "wrap_argument": ({"cuda": STR, "argument": INT, "wrapper": STR}, {"note": STR, "unless_declared": STR_LIST}),
     "symbol_lookup": ({"call": STR}, {"note": STR}),
-    "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR}),
+    "name_lint": ({"cuda": STR, "code": STR, "message": STR}, {"severity": STR, "once": BOOL}),
     "code": (
         {"code": STR, "name": STR, "severity": STR, "summary": STR},
         {"effort": STR, "help": STR},

@@ -226,7 +226,7 @@ def _merge_call_rules(ruleset: RuleSet, data: dict, origin: Origin) -> None:
         ruleset.symbol_lookups = ruleset.symbol_lookups | {entry["call"]}
     for entry in data.get("name_lint", []):
         ruleset.lints[entry["cuda"]] = LintRule(
-            entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity")
+            entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity"), entry.get("once", False)
         )
     for entry in data.get("polyfill", []):
         ruleset.polyfills[entry["cuda"]] = (entry["hip"], entry["definition"])

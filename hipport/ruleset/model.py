@@ -139,6 +139,7 @@ class LintRule:
     message: str
     origin: Origin
     severity: str | None = None
+    once: bool = False  # the first use in a file only: a fact about the file, not each use
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,7 +94,7 @@ class NameRuleSteps(QualifiedSteps):
         if argument_rule is not None:
             self._plan_arguments(site, argument_rule)
         lint = rules.lints.get(name)
-        if lint is not None:
+        if lint is not None and not (lint.once and self._reported(lint.message)):
             self._finding(
                 lint.code, site.start, site.end, name, lint.message, Severity(lint.severity) if lint.severity else None
             )

@@ -65,6 +65,13 @@ class PortState:
             Finding(code, severity, start, end, name, message, library=library, fix=fix, applicability=applicability)
         )
 
+    def _reported(self, key: str) -> bool:
+        """Whether a once-per-file finding was made already (and, if not, that it is now)."""
+        if key in self.reported_once:
+            return True
+        self.reported_once.add(key)
+        return False
+
     def _needs_define(
         self, define: str, start: int, end: int, name: str, key: str, library: str | None = None, **fields: object
     ) -> None:
