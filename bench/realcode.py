@@ -122,6 +122,8 @@ def run(corpus: Path, includes: list[str], work: Path, jobs: int = 2, nvidia_col
               file=sys.stderr)
     joined = verify_joined(out, report, includes, jobs, verdicts_json, log, amd_platform)
     nvidia = verify_nvidia(out, report, includes, work, jobs) if nvidia_column else None
+    if nvidia is not None:
+        nvidia["oracle"] = nvidia_oracle(corpus, includes, nvidia["units"])
     converted_report = json.loads(report.read_text(encoding="utf-8"))
     summary = converted_report["summary"]
     # The units the port edited: plain C++ files that compile untouched are not hipport's doing.
@@ -163,6 +165,36 @@ def verify_nvidia(out: Path, report: Path, includes: list[str], work: Path, jobs
     platform = ("--platform", "nvidia", "--hip-path", str(headers))
     joined = verify_joined(out, report, includes, jobs, work / "verify-nvidia.json", work / "verify-nvidia.log", platform)
     return {"summary": joined["summary"], "units": _verdicts(joined)}
+
+
+def nvidia_oracle(corpus: Path, includes: list[str], units: dict) -> dict:
+    """The NVIDIA port faults held to nvcc, as bench/oracle.py holds HeCBench: a unit whose CUDA
+    original fails with plain `nvcc -x cu` as well (a host-only .cpp that defines its own uchar4 or
+    umin, which CUDA's implicit headers define too) is not the port's fault and leaves the
+    denominator. The figures: those units and the clean-verdict precision without them."""
+    from hipport.verify.join import HONEST
+
+    original_fails = []
+    for unit, verdict in sorted(units.items()):
+        source = corpus / unit
+        if verdict["verdict"] != "port-fault" or not source.is_file():
+            continue
+        language = "c" if source.suffix == ".c" else "cu"  # plain nvcc compiles a .c file as C
+        command = ["nvcc", "-x", language, "-arch=sm_90", "-w", "-c", "-o", "/dev/null",
+                   *[f"-I{corpus / rel}" for rel in includes], f"-I{source.parent}"]
+        if (REPO / ".cuda-libs" / "include").is_dir():
+            command += ["-isystem", str(REPO / ".cuda-libs" / "include")]
+        try:
+            compiled = subprocess.run([*command, str(source)], capture_output=True, timeout=600, check=False)
+        except subprocess.TimeoutExpired:
+            continue
+        if compiled.returncode != 0:
+            original_fails.append(unit)
+    held = {u: v for u, v in units.items() if u not in original_fails}
+    clean = [v for v in held.values() if v.get("clean")]
+    honest = sum(v["verdict"] in HONEST for v in clean)
+    return {"original_fails": original_fails, "units": len(held), "clean": len(clean),
+            "clean_precision": round(100.0 * honest / len(clean), 1) if clean else None}
 
 
 def verify_joined(out: Path, report: Path, includes: list[str], jobs: int, verdicts: Path, log: Path,
@@ -248,6 +280,12 @@ def report_lines(results: dict, baseline: dict | None) -> list[str]:
             lines.append(f"{title:28} {s['by_class'][c]:5} {n['by_class'][c]:7}")
         lines.append(f"NVIDIA (nvcc, HIP's NVIDIA headers): {n['compiled']} / {n['units']} compile, "
                      f"clean-verdict precision {n['clean_precision']}%")
+        oracle = nvidia.get("oracle")
+        if oracle is not None:
+            lines.append(f"NVIDIA held to nvcc: {len(oracle['original_fails'])} port-fault unit(s) fail as CUDA "
+                         f"originals with plain nvcc -x cu too; without them, clean-verdict precision "
+                         f"{oracle['clean_precision']}% of {oracle['clean']}")
+            lines += [f"  original fails: {unit}" for unit in oracle["original_fails"]]
         if n["port_fault_errors"]:
             lines.append("commonest first errors of the NVIDIA port faults:")
             lines += [f"  {row['units']:4}  {row['error']}" for row in n["port_fault_errors"]]
