@@ -3,7 +3,9 @@
 A `polyfill` rule (rules/device-polyfills.toml) renames calls of a device function HIP lacks to a
 function the port defines in the file. The definition goes once per file, before the outermost
 declaration that holds the first call, so it follows the includes that file has there and precedes
-every use; a guard macro keeps two files of one translation unit from defining it twice.
+every use; a guard macro keeps two files of one translation unit from defining it twice. A lint
+whose fix names a macro (`fix_definition`: rules/driver-vmm.toml's field spelled per platform)
+places its definition the same way, guarded by the macro's name and _DEFINED.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def polyfill_edits(
 
 
 def guard_macro(hip: str) -> str:
+    if hip.isupper():  # a macro the definition defines itself: its guard is another name
+        return hip + "_DEFINED"
     return hip.upper() if hip.upper().startswith("HIPPORT_") else "HIPPORT_" + hip.upper()
 
 

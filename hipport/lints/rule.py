@@ -38,6 +38,9 @@ class StructuralLint:
     once: bool = False  # report the first occurrence in a file only
     library: str | None = None
     platform: str | None = None  # the only platform whose headers take the construct: report when porting for others
+    # what the fix names, defined once in the file before the first fix (engine/polyfills.py): a
+    # macro that spells the construct for whichever platform compiles it
+    fix_definition: str | None = None
 
 
 def int_value(text: str | bytes) -> int | None:

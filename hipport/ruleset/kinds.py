@@ -145,6 +145,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "once": BOOL,
             "library": STR,
             "platform": STR,
+            "fix_definition": STR,
             "note": STR,
         },
     ),

@@ -181,6 +181,7 @@ def make_lint(index: int, entry: dict, origin: object) -> StructuralLint:
         once=entry.get("once", False),
         library=entry.get("library"),
         platform=entry.get("platform"),
+        fix_definition=entry.get("fix_definition"),
     )
 
 

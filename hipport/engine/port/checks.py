@@ -49,6 +49,8 @@ class LintAndSemanticSteps(PortState):
             if outcome.applicability is Applicability.SAFE:
                 assert outcome.fix is not None  # lint_outcome rates a fix, never its absence, SAFE
                 self.edits.append(Edit(outcome.start, outcome.end, outcome.fix.encode("utf-8")))
+                if rule.fix_definition:
+                    self.polyfills_used.setdefault(outcome.fix, (outcome.start, rule.fix_definition))
             self._finding(
                 outcome.code,
                 outcome.start,
