@@ -31,6 +31,10 @@ def plan_includes(
     kept: list[tuple[str, tuple[int, ...]]] = []
     ported: list[tuple[IncludeSite, str]] = []  # the includes whose path the port rewrites, in order
     for site in sorted(parsed.includes, key=lambda s: s.line_start):
+        handled, inline = _inline(source, site, rules)
+        if handled:
+            plan.edits.extend([inline] if inline is not None else [])
+            continue
         target = _target(site, rules, options, plan)
         if target is None or (target != site.path and _already_included(kept, target, site.scope)):
             _remove_line(source, site, plan)
@@ -184,6 +188,19 @@ def header_rule(rules: RuleSet, path: str) -> HeaderRule | None:
         rule = rules.headers.get(path[: slash + 1])
         slash = path.rfind("/", 0, slash)
     return rule
+
+
+def _inline(source: bytes, site: IncludeSite, rules: RuleSet) -> tuple[bool, Edit | None]:
+    """(handled, edit): the include line replaced by its header's content for HIP, where a rule has
+    it (`inline`); handled with no edit inside such a block already written (a port ported again)."""
+    header = rules.headers.get(site.path)
+    if header is None or header.inline is None or source[site.path_end + 1 : site.line_end].strip():
+        return False, None
+    guard = "HIPPORT_INLINE_" + re.sub(r"[^A-Za-z0-9]", "_", site.path).upper()
+    if b"#define " + guard.encode("ascii") in source[: site.line_start]:
+        return True, None
+    text = f"#ifndef {guard}\n#define {guard}\n{header.inline.strip()}\n#endif  // {guard}\n"
+    return True, Edit(site.line_start, site.line_end, text.replace("\n", newline_of(source).decode("ascii")).encode())
 
 
 def _remove_line(source: bytes, site: IncludeSite, plan: IncludePlan) -> None:

@@ -74,6 +74,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             # a directory rule (cuda and hip end in /) that also replaces these words ("CUDA=HIP") in the
             # rest of the path, as a ROCm PyTorch names ATen/cuda/CUDAContext.h ATen/hip/HIPContext.h
             "rename_words": STR_LIST,
+            # what the #include line becomes: the header written for HIP (cooperative_groups/reduce.h)
+            "inline": STR,
         },
     ),
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)

@@ -213,6 +213,7 @@ def _merge_headers(ruleset: RuleSet, data: dict, origin: Origin, library: str) -
             older=entry.get("older"),
             note=entry.get("note"),
             rename_words=tuple(entry.get("rename_words", ())),
+            inline=entry.get("inline"),
         )
 
 

@@ -85,6 +85,9 @@ class HeaderRule:
     older: str | None = None  # what a HIP before added includes instead (None: nothing, an error)
     note: str | None = None  # why, or what to use instead, for a header HIP lacks
     rename_words: tuple[str, ...] = ()  # a directory rule's "CUDA=HIP" replacements in the rest of the path
+    # what the #include line becomes instead: the header's content written for HIP (a polyfill of a
+    # CUDA header HIP lacks), guarded by HIPPORT_INLINE_<PATH> (engine/includes.py)
+    inline: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
