@@ -196,6 +196,8 @@ def _inline(source: bytes, site: IncludeSite, rules: RuleSet) -> tuple[bool, Edi
     header = rules.headers.get(site.path)
     if header is None or header.inline is None or source[site.path_end + 1 : site.line_end].strip():
         return False, None
+    if any(re.search(rb"\b" + word.encode("ascii") + rb"\b", source) for word in header.inline_unless):
+        return False, None  # an API of the family HIP lacks: the include stays, with its HP103
     guard = "HIPPORT_INLINE_" + re.sub(r"[^A-Za-z0-9]", "_", site.path).upper()
     if b"#define " + guard.encode("ascii") in source[: site.line_start]:
         return True, None

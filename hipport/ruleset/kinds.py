@@ -76,6 +76,7 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "rename_words": STR_LIST,
             # what the #include line becomes: the header written for HIP (cooperative_groups/reduce.h)
             "inline": STR,
+            "inline_unless": STR_LIST,
         },
     ),
     # a macro CUDA headers define, as code tests it in #if/#ifdef (rules/macros.toml)

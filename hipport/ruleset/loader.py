@@ -214,6 +214,7 @@ def _merge_headers(ruleset: RuleSet, data: dict, origin: Origin, library: str) -
             note=entry.get("note"),
             rename_words=tuple(entry.get("rename_words", ())),
             inline=entry.get("inline"),
+            inline_unless=tuple(entry.get("inline_unless", ())),
         )
 
 

@@ -88,6 +88,9 @@ class HeaderRule:
     # what the #include line becomes instead: the header's content written for HIP (a polyfill of a
     # CUDA header HIP lacks), guarded by HIPPORT_INLINE_<PATH> (engine/includes.py)
     inline: str | None = None
+    # words that keep the include as it is (HP103 with `note`): APIs of the header's family HIP lacks,
+    # which hipport cannot see behind a namespace alias (cg::binary_partition)
+    inline_unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
