@@ -140,3 +140,20 @@ def test_output_inside_source_is_refused(tmp_path):
 def test_help_explains_commands():
     result = run("convert", "--help")
     assert "--hip-version" in result.output and "--launch-syntax" in result.output and "Exit status" in result.output
+
+
+def test_a_bug_of_hipports_own_is_one_line_not_a_traceback(kernel, monkeypatch):
+    import hipport.cli.convert as convert_command
+
+    def broken(request):
+        raise AttributeError("'function' object has no attribute 'descendant_for_byte_range'")
+
+    monkeypatch.setattr(convert_command, "run_convert", broken)
+    monkeypatch.delenv("HIPPORT_DEBUG", raising=False)
+    result = CliRunner().invoke(main, ["convert", str(kernel), "-o", "-"])
+    assert result.exit_code == 3
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "internal error (a hipport bug" in lines[0] and "AttributeError" in lines[0]
+    assert "Traceback" not in result.output
+    monkeypatch.setenv("HIPPORT_DEBUG", "1")
+    assert isinstance(CliRunner().invoke(main, ["convert", str(kernel), "-o", "-"]).exception, AttributeError)

@@ -5,6 +5,7 @@ hipport.launch runs a plain `hipport check` without importing this package.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -14,8 +15,13 @@ from hipport.cli import check, convert, explain, report, shim, verify
 from hipport.console import interrupted_message, print_names_as_bytes
 
 
+INTERNAL_ERROR_STATUS = 3
+DEBUG_ENV = "HIPPORT_DEBUG"
+
+
 class _Main(click.Group):
-    """Every command: names as they are on disk in text output, and Ctrl-C as one line, not a traceback."""
+    """Every command: names as they are on disk in text output, and Ctrl-C or a bug of hipport's
+    own as one line, not a traceback (HIPPORT_DEBUG=1 shows the traceback of a bug)."""
 
     def invoke(self, ctx):
         print_names_as_bytes()
@@ -24,6 +30,18 @@ class _Main(click.Group):
         except KeyboardInterrupt as exc:
             click.echo(interrupted_message(exc), err=True)
             sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:  # a bug of hipport's own: one line that says so and what to send
+            if os.environ.get(DEBUG_ENV):
+                raise
+            where = ctx.invoked_subcommand or "hipport"
+            click.echo(
+                f"hipport {where}: internal error (a hipport bug, please report it): {type(exc).__name__}: {exc}; "
+                f"rerun with {DEBUG_ENV}=1 for the traceback",
+                err=True,
+            )
+            sys.exit(INTERNAL_ERROR_STATUS)
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
