@@ -79,7 +79,9 @@ class ContextReader:
         known = self._declared.get(key)
         if known is None:
             types = "|".join(map(re.escape, receivers))
-            pattern = rf"\b(?:{types})\b\s*(?:const\b\s*)?[&*\s]*(?:const\b\s*)?\b{re.escape(variable)}\b"
+            # a class template's type may carry its arguments: `cg::thread_block_tile<32> warp`
+            arguments = r"(?:\s*<[^;{}()<>]*>)?"
+            pattern = rf"\b(?:{types})\b{arguments}\s*(?:const\b\s*)?[&*\s]*(?:const\b\s*)?\b{re.escape(variable)}\b"
             known = self._declared[key] = re.search(pattern.encode(), self.source) is not None
         return known
 
