@@ -168,27 +168,25 @@ def verify_nvidia(out: Path, report: Path, includes: list[str], work: Path, jobs
 
 
 def nvidia_oracle(corpus: Path, includes: list[str], units: dict) -> dict:
-    """The NVIDIA port faults held to nvcc, as bench/oracle.py holds HeCBench: a unit whose CUDA
-    original fails with plain `nvcc -x cu` as well (a host-only .cpp that defines its own uchar4 or
-    umin, which CUDA's implicit headers define too) is not the port's fault and leaves the
-    denominator. The figures: those units and the clean-verdict precision without them."""
+    """The NVIDIA port faults held to nvcc, as bench/oracle.py holds HeCBench (the same plain-nvcc
+    compile check, verify's Nvcc without HIP's headers): a unit whose CUDA original fails as well (a
+    host-only .cpp that defines its own uchar4 or umin, which CUDA's implicit headers define too) is
+    not the port's fault and leaves the denominator. The figures: those units and the clean-verdict
+    precision without them."""
+    from hipport.toolchain import ToolSettings
+    from hipport.toolchain.compilers import Nvcc
+    from hipport.verify import check_unit
     from hipport.verify.join import HONEST
 
+    plain = Nvcc(ToolSettings(platform="nvidia"), shutil.which("nvcc") or "nvcc", None)
+    libraries = [REPO / ".cuda-libs" / "include"] if (REPO / ".cuda-libs" / "include").is_dir() else []
     original_fails = []
     for unit, verdict in sorted(units.items()):
         source = corpus / unit
         if verdict["verdict"] != "port-fault" or not source.is_file():
             continue
-        language = "c" if source.suffix == ".c" else "cu"  # plain nvcc compiles a .c file as C
-        command = ["nvcc", "-x", language, "-arch=sm_90", "-w", "-c", "-o", "/dev/null",
-                   *[f"-I{corpus / rel}" for rel in includes], f"-I{source.parent}"]
-        if (REPO / ".cuda-libs" / "include").is_dir():
-            command += ["-isystem", str(REPO / ".cuda-libs" / "include")]
-        try:
-            compiled = subprocess.run([*command, str(source)], capture_output=True, timeout=600, check=False)
-        except subprocess.TimeoutExpired:
-            continue
-        if compiled.returncode != 0:
+        dirs = (*[corpus / rel for rel in includes], source.parent, *libraries)
+        if not check_unit(plain, source, dirs).ok:
             original_fails.append(unit)
     held = {u: v for u, v in units.items() if u not in original_fails}
     clean = [v for v in held.values() if v.get("clean")]

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from hipport.diagnostics import Edit
+from hipport.engine.polyfills import guarded_block
 from hipport.options import Options
 from hipport.parse.lines import newline_of
 from hipport.parse.sites import IncludeSite, ParsedFile
@@ -201,8 +202,7 @@ def _inline(source: bytes, site: IncludeSite, rules: RuleSet) -> tuple[bool, Edi
     guard = "HIPPORT_INLINE_" + re.sub(r"[^A-Za-z0-9]", "_", site.path).upper()
     if b"#define " + guard.encode("ascii") in source[: site.line_start]:
         return True, None
-    text = f"#ifndef {guard}\n#define {guard}\n{header.inline.strip()}\n#endif  // {guard}\n"
-    return True, Edit(site.line_start, site.line_end, text.replace("\n", newline_of(source).decode("ascii")).encode())
+    return True, Edit(site.line_start, site.line_end, guarded_block(guard, header.inline, newline_of(source)))
 
 
 def _remove_line(source: bytes, site: IncludeSite, plan: IncludePlan) -> None:

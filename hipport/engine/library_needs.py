@@ -9,7 +9,9 @@ the include paths the ported file has: after the header renames.
 
 from __future__ import annotations
 
-from hipport.parse.sites import ParsedFile
+from collections.abc import Iterator
+
+from hipport.parse.sites import IncludeSite, ParsedFile
 from hipport.ruleset.model import LibraryNeed, RuleSet
 
 
@@ -19,22 +21,29 @@ def library_needs(parsed: ParsedFile, rules: RuleSet, roc: bool) -> list[tuple[i
     if not rules.library_needs or not parsed.includes:
         return []
     found: dict[str, tuple[int, int, str, str, str]] = {}
+    for site, path, need in _include_needs(parsed, rules, roc):
+        if need.library in found:
+            continue
+        package = f" (package {need.package})" if need.package else ""
+        ported = f" (<{path}> once ported)" if path != site.path else ""
+        found[need.library] = (
+            site.path_start,
+            site.path_end,
+            site.path,
+            need.library,
+            f"the file includes <{site.path}>{ported}, so it needs {need.library}{package} besides the HIP runtime",
+        )
+    return list(found.values())
+
+
+def _include_needs(parsed: ParsedFile, rules: RuleSet, roc: bool) -> Iterator[tuple[IncludeSite, str, LibraryNeed]]:
+    """Each include with the first of its ported paths that a library need names, and that need."""
     for site in parsed.includes:
         for path in _ported_paths(site.path, rules, roc):
             need = _need(path, rules.library_needs)
-            if need is None or need.library in found:
-                continue
-            package = f" (package {need.package})" if need.package else ""
-            ported = f" (<{path}> once ported)" if path != site.path else ""
-            found[need.library] = (
-                site.path_start,
-                site.path_end,
-                site.path,
-                need.library,
-                f"the file includes <{site.path}>{ported}, so it needs {need.library}{package} besides the HIP runtime",
-            )
-            break
-    return list(found.values())
+            if need is not None:
+                yield site, path, need
+                break
 
 
 def _ported_paths(path: str, rules: RuleSet, roc: bool) -> list[str]:
@@ -57,11 +66,8 @@ def _need(path: str, needs: list[LibraryNeed]) -> LibraryNeed | None:
 def nvidia_limits(parsed: ParsedFile, rules: RuleSet, roc: bool) -> list[tuple[int, int, str, str, str]]:
     """(start, end, include path as written, library name, message) for each include whose library
     does not build for NVIDIA with today's CUDA (a need's nvidia_limit)."""
-    found = []
-    for site in parsed.includes:
-        for path in _ported_paths(site.path, rules, roc):
-            need = _need(path, rules.library_needs)
-            if need is not None and need.nvidia_limit:
-                found.append((site.path_start, site.path_end, site.path, need.library, need.nvidia_limit))
-                break
-    return found
+    return [
+        (site.path_start, site.path_end, site.path, need.library, need.nvidia_limit)
+        for site, _, need in _include_needs(parsed, rules, roc)
+        if need.nvidia_limit
+    ]

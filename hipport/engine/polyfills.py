@@ -24,10 +24,15 @@ def polyfill_edits(
     by_offset: dict[int, list[bytes]] = {}
     for hip, (offset, definition) in sorted(first_uses.items(), key=lambda item: item[1][0]):
         at = _top_level_start(root, offset)
-        guard = guard_macro(hip)
-        text = f"#ifndef {guard}\n#define {guard}\n{definition.strip()}\n#endif  // {guard}\n"
-        by_offset.setdefault(at, []).append(text.replace("\n", newline.decode("ascii")).encode("utf-8"))
+        by_offset.setdefault(at, []).append(guarded_block(guard_macro(hip), definition, newline))
     return [(at, at, b"".join(texts)) for at, texts in by_offset.items()]
+
+
+def guarded_block(guard: str, body: str, newline: bytes) -> bytes:
+    """body inside `#ifndef guard` / `#define guard` / `#endif  // guard`, in the file's newlines;
+    the closing comment is what a port ported again looks for (in_polyfill)."""
+    text = f"#ifndef {guard}\n#define {guard}\n{body.strip()}\n#endif  // {guard}\n"
+    return text.replace("\n", newline.decode("ascii")).encode("utf-8")
 
 
 def guard_macro(hip: str) -> str:

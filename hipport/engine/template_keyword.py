@@ -38,9 +38,7 @@ def template_keyword_edits(source: bytes, syntax_root: Callable[[], Any]) -> lis
     tree is built only for a file with a candidate."""
     edits: list[Edit] = []
     root = None
-    for match in _CANDIDATE.finditer(source):
-        if source[: match.start(1)].rstrip().endswith(b"template"):
-            continue
+    for match in _CANDIDATE.finditer(source):  # `::template f<` is no candidate: `template` is not followed by <
         root = root if root is not None else syntax_root()
         node = root.descendant_for_byte_range(match.start(1), match.end(1))
         function = node.parent if node is not None else None

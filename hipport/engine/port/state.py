@@ -78,9 +78,8 @@ class PortState:
         """The port defines `define` before the HIP runtime include; the first use that needs it says
         so, once (HP212, message `key` of rules/codes.toml)."""
         self.enable_defines.add(define)
-        if "define:" + define in self.reported_once:
+        if self._reported("define:" + define):
             return
-        self.reported_once.add("define:" + define)
         target = format_version(self.target)
         message = self.rules.code_tables.message("HP212", key, name=name, define=define, target=target, **fields)
         self._finding("HP212", start, end, name, message, library=library)
