@@ -28,7 +28,8 @@ def test_expected_output_compiles_with_hipcc(case, hipcc):
 @pytest.mark.hipcc
 @pytest.mark.parametrize("case", COMPILED, ids=[c.name for c in COMPILED])
 def test_hipport_output_compiles_with_hipcc(case, hipcc, rules):
-    output = port_source(case.input.read_bytes(), rules, case.options(), declared_elsewhere=case.declared()).output
+    output = port_source(case.input.read_bytes(), rules, case.options(), path=case.input.name,
+                         declared_elsewhere=case.declared()).output
     if output == case.expected.read_bytes():
         pytest.skip("identical to the expected output, compiled by the test above")
     result = compile_bytes(output, name="ported.hip", hipcc=hipcc, include_dirs=(case.directory,))

@@ -73,6 +73,18 @@ def test_amd_checks_a_c_unit_as_host_c_the_way_nvcc_does():
     assert hip_nvidia[hip_nvidia.index("-x") + 1] == "cu"  # hipcc's on the NVIDIA platform
 
 
+def test_nvidia_checks_a_c_unit_without_hip_headers_as_c(tmp_path):
+    # HIP's NVIDIA headers are C++, so a port's .c that includes them is CUDA C++ (hipcc's -x cu);
+    # one the port left without them is C, as its build compiles it
+    plain_c, with_hip = tmp_path / "plain.c", tmp_path / "hip.c"
+    plain_c.write_text("#include <stdlib.h>\nint main(void) { char *p = malloc(1); free(p); return 0; }\n")
+    with_hip.write_text("#include <hip/hip_runtime.h>\nint main(void) { return hipInit(0); }\n")
+    nvcc = Nvcc(SETTINGS, "nvcc", Path("/hip/include"))
+    for unit, language in ((plain_c, "c"), (with_hip, "cu")):
+        argv = nvcc.check_command(unit).argv
+        assert argv[argv.index("-x") + 1] == language
+
+
 @needs_hipcc
 def test_a_c_unit_with_extern_c_around_the_runtime_header_compiles_as_c(tmp_path):
     # nvcc compiles main.c with gcc: a C unit may wrap its includes in extern "C" guards

@@ -122,6 +122,21 @@ def test_a_finding_at_another_line_with_another_name_explains_nothing(tmp_path, 
     assert "clean verdict miss" not in v.detail
 
 
+def test_an_nvcc_error_at_a_macro_call_is_explained_by_a_finding_on_a_later_line_of_the_statement(
+        tmp_path, libraries):
+    # nvcc reports an error inside a macro's arguments at the line where the invocation begins
+    text = ("void f(int d) {\n  int v;\n  CHECK(hipDeviceGetAttribute(\n      &v, CU_ATTRIBUTE_HIP_LACKS, d));  // note\n"
+            "  g(v);\n  h(v,\n    CU_OTHER);\n}\n")
+    findings = {"a.hip": [finding("HP101", 4, "CU_ATTRIBUTE_HIP_LACKS"), finding("HP101", 7, "CU_OTHER")]}
+    out, report = make_tree(tmp_path, {"a.hip": text}, findings=findings)
+    nvcc = f'{out}/a.hip(3): error: argument of type "CUenum" is incompatible with parameter of type "hipEnum"\n'
+    v = verdict_of(out, report, libraries, "a.hip", failed(nvcc))
+    assert v.verdict == "expected" and v.finding["name"] == "CU_ATTRIBUTE_HIP_LACKS"
+    # the statement ends at its semicolon: a finding past it explains nothing
+    v = verdict_of(out, report, libraries, "a.hip", failed(f'{out}/a.hip(5): error: identifier "g" is undefined\n'))
+    assert v.verdict == "port-fault"
+
+
 def test_a_finding_in_an_included_project_header_naming_the_hip_name_expects_it(tmp_path, libraries):
     files = {"a.hip": '#include "util/check.h"\nint main() { return 0; }\n',
              "util/check.h": "#include <deep.h>\n", "inc/deep.h": "void g() { hipNewThing(); }\n"}

@@ -169,15 +169,16 @@ def dropped_spans(plan: PlannedCall) -> list[tuple[int, int]]:
     return [span for i, span in enumerate(arguments) if i not in kept]
 
 
-def apply_plans(plans: list[PlannedCall], source: bytes, edits: list[Edit]) -> list[Edit]:
-    """edits with each planned call's argument list rewritten, taking in the edits inside it."""
+def apply_plans(plans: list[PlannedCall], source: bytes, edits: list[Edit], c_source: bool = False) -> list[Edit]:
+    """edits with each planned call's argument list rewritten, taking in the edits inside it; a C
+    source's casts are C's `(T)(x)`, which it compiles as C on AMD and as C++ on NVIDIA."""
     for plan in plans:
         region = _region(plan.site, source)
         if region is None:
             continue
         start, end = region
         inside = [e for e in edits if start <= e.start and e.end <= end]
-        text = _compose(plan, source, inside)
+        text = _compose(plan, source, inside, c_source)
         original = source[start:end]
         if text == original:
             continue
@@ -189,7 +190,7 @@ def apply_plans(plans: list[PlannedCall], source: bytes, edits: list[Edit]) -> l
     return edits
 
 
-def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
+def _compose(plan: PlannedCall, source: bytes, inside: list[Edit], c_source: bool) -> bytes:
     arguments = plan.site.arguments or []
 
     def written(i: int) -> bytes:
@@ -245,10 +246,17 @@ def _compose(plan: PlannedCall, source: bytes, inside: list[Edit]) -> bytes:
             if not is_address(text):
                 text = b"&" + (text if _IDENT.fullmatch(text.strip()) else b"(" + text + b")")
         elif cast is not None and not _already(text, cast, source):
-            text = b"reinterpret_cast<" + cast.encode("ascii") + b">(" + text + b")"
+            text = _cast(cast.encode("ascii"), text, c_source)
         out.append(text)
         previous = index
     return b"".join(out)
+
+
+def _cast(type_name: bytes, text: bytes, c_source: bool) -> bytes:
+    if not c_source:
+        return b"reinterpret_cast<" + type_name + b">(" + text + b")"
+    plain = _IDENT.fullmatch(text.strip()) or is_address(text)
+    return b"(" + type_name + b")" + (text if plain else b"(" + text + b")")
 
 
 def _already(text: bytes, cast: str, source: bytes) -> bool:

@@ -23,3 +23,19 @@ def newline_of(source: bytes) -> bytes:
 # literals too. The byte-level fixes that need no syntax tree skip what these match.
 COMMENT_STRING = rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"'
 COMMENT_STRING_CHAR = COMMENT_STRING + rb"|'(?:\\.|[^'\\\n])*'"
+
+
+def matching_bracket(source: bytes, open_at: int, opener: bytes, closer: bytes) -> int:
+    """Where the bracket opened at open_at closes, skipping comments and literals; -1 if never."""
+    if open_at < 0:
+        return -1
+    pattern = re.compile(COMMENT_STRING_CHAR + b"|" + re.escape(opener) + b"|" + re.escape(closer), re.S)
+    depth = 0
+    for m in pattern.finditer(source, open_at):
+        if m.group() == opener:
+            depth += 1
+        elif m.group() == closer:
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return -1

@@ -44,6 +44,7 @@ CUDA_LIBRARIES = {
     "nvjpeg": "nvjpeg",
     "cuda": "cuda",
 }
+_HIP_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/', re.M)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)\.h[>"]', re.M)
 
 
@@ -148,9 +149,10 @@ class Nvcc:
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         flags = self.settings.unit_flags([unit])
         base = self._base()
-        if self.hip_headers is None and self.settings.compiles_as_c(unit):
+        if self.settings.compiles_as_c(unit) and (self.hip_headers is None or not _includes_hip(unit)):
             # plain nvcc (the original) compiles a .c file as C with the host compiler; hipcc on
-            # the NVIDIA platform passes -x cu for every file, so a port's .c stays CUDA here
+            # the NVIDIA platform passes -x cu for every file, so a port's .c that includes HIP's
+            # headers (which are C++ there) is CUDA here, and one the port left without them is C
             base[base.index("-x") + 1] = "c"
             flags = [f for f in flags if not f.startswith(("-std=c++", "-std=gnu++"))]
         cmd = base + ["-c", "-o", "/dev/null", *flags]
@@ -259,3 +261,10 @@ class HipCpu:
     def headers(self) -> Headers:
         path = self.runtime / "include"
         return Headers(path, header_version(path))
+
+
+def _includes_hip(unit: Path) -> bool:
+    try:
+        return _HIP_INCLUDE.search(unit.read_bytes()) is not None
+    except OSError:
+        return True

@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,10 @@ from hipport.verify.diag import FirstError, error_kind, first_error, quoted_name
 from hipport.verify.includes import IncludeGraph
 
 PREDICTING = frozenset({"error", "warning"})
+# how far an nvcc error's statement is followed, and the text that ends one
+_STATEMENT_LINES = 12
+_STATEMENT_ENDS = (b";", b"{", b"}")
+_TRAILING_COMMENT = re.compile(rb"\s*(?://.*|/\*.*?\*/\s*)$")
 CLASSES = ("ok", "no-lib", "no-include", "expected", "semantic", "port-fault")
 # A clean unit whose failure is one of these kept the report's promise: nothing hipport could port.
 HONEST = ("ok", "no-lib", "no-include")
@@ -235,9 +240,13 @@ class Joiner:
         at_lines: set[tuple[str, int]] = set()
         for location in error.locations:
             rel = self.rel(location.file)
-            source_line = self.source_line(rel, location.line) if rel is not None else None
-            if rel is not None and source_line is not None:
-                at_lines.add((rel, source_line))
+            if rel is None:
+                continue
+            port_lines = self._statement(rel, location.line) if error.nvcc else (location.line,)
+            for line in port_lines:
+                source_line = self.source_line(rel, line)
+                if source_line is not None:
+                    at_lines.add((rel, source_line))
         names = error.names()
         header = error.missing_header
         ranked = sorted(scope, key=lambda item: item[1].get("severity") != "error")
@@ -252,6 +261,19 @@ class Joiner:
                 if explains(rel, finding):
                     return rel, finding
         return None
+
+    def _statement(self, rel: str, line: int) -> tuple[int, ...]:
+        """The port's lines from line to the end of the statement that starts there: nvcc's front
+        end reports an error inside a macro's arguments at the line where the invocation begins,
+        so the name at fault may be on a later line of it."""
+        try:
+            lines = (self.root / rel).read_bytes().splitlines()
+        except OSError:
+            return (line,)
+        last = line
+        while last < min(len(lines), line + _STATEMENT_LINES) and not _ends_statement(lines[last - 1]):
+            last += 1
+        return tuple(range(line, last + 1))
 
     def source_line(self, rel: str, line: int) -> int | None:
         """The source line a line of the port came from (the same line when no source is at hand)."""
@@ -282,6 +304,10 @@ class Joiner:
                 else:  # equal, or lines an edit rewrote: the k-th rewritten line is the k-th original
                     mapping[j] = min(i1 + (j - j1), i2 - 1) + 1
         return mapping
+
+
+def _ends_statement(line: bytes) -> bool:
+    return _TRAILING_COMMENT.sub(b"", line).rstrip().endswith(_STATEMENT_ENDS)
 
 
 def _finding_names(finding: dict) -> frozenset[str]:

@@ -160,7 +160,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
         for code, start, end, name, message, fixed in findings:
             self._finding(code, start, end, name, message, Severity.INFO if fixed else None, library="CUB")
         if self.argument_plans:  # after every other edit: the new argument lists take in the renames inside them
-            self.edits = apply_plans(self.argument_plans, self.source, self.edits)
+            self.edits = apply_plans(self.argument_plans, self.source, self.edits, self._c_made_hip())
         include_plan = plan_includes(
             self.source,
             parsed,

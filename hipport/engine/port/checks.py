@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from hipport.engine.assert_parens import assert_paren_edits
 from hipport.engine.brace_assign import brace_assign_edits
+from hipport.engine.c_allocations import allocation_cast_edits
 from hipport.engine.dim3_from_uint3 import dim3_edits
 from hipport.engine.storage_class import register_edits
 from hipport.engine.template_keyword import template_keyword_edits
-from hipport.engine.polyfills import polyfill_edits
+from hipport.engine.polyfills import in_polyfill, polyfill_edits
 from hipport.parse.lines import newline_of
 from hipport.diagnostics import Applicability, Edit, Severity
 from hipport.engine.collapse import collapsed_overloads
@@ -37,6 +39,8 @@ class LintAndSemanticSteps(PortState):
                 continue
             if rule.platform is not None and rule.platform == self.options.platform:
                 continue  # a construct of the one platform the port is for
+            if rule.fix_definition and in_polyfill(self.source, rule.fix or "", hit.start):
+                continue  # the definition a port wrote, ported again: its CUDA call is meant
             outcome = lint_outcome(hit, rule, self.target, call_kept=hit.call not in self.rewritten_calls)
             if outcome is None:
                 continue
@@ -116,6 +120,15 @@ class LintAndSemanticSteps(PortState):
         self.edits.extend(template_keyword_edits(self.source, parsed.syntax.root))  # `X<T>::template f<N>()`
         for finding in host_half_findings(self.source):
             self._finding(*finding)
+        if self.options.platform != "amd" and (self.uses_runtime_api or self.uses_device_code):
+            self.edits.extend(assert_paren_edits(self.source))  # HIP's NVIDIA assert(COND) is `!COND`
+        if self._c_made_hip():
+            self.edits.extend(allocation_cast_edits(self.source))  # hipcc on NVIDIA builds a .c as C++
+
+    def _c_made_hip(self) -> bool:
+        """A C source the port gives HIP's headers: hipcc on NVIDIA builds it as CUDA C++."""
+        suffix = str(self.result.path).rpartition(".")[2]
+        return suffix == "c" and (self.uses_runtime_api or self.uses_device_code)
 
     def _insert_after_includes(self, edits) -> None:
         """Add (start, end, text) edits; a guard inserted where the runtime #include goes joins it, after it

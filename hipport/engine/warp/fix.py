@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from hipport.diagnostics import Applicability
+from hipport.parse.lines import matching_bracket
 
 FLAG = "--fix-warp-size"
 WARP_CALL = re.compile(r"\b(?:__shfl\w*|__ballot\w*|__activemask|__any\w*|__all\w*|__match\w*)\s*\(")
@@ -124,14 +125,14 @@ def _parenthesized(text: str) -> bool:
 def _loop_bound(outcome, hit, rule, source: bytes):
     loop = source.rfind(b"for", 0, hit.start)
     header_open = source.find(b"(", loop)
-    header_close = _matching(source, header_open, b"(", b")")
+    header_close = matching_bracket(source, header_open, b"(", b")")
     if loop < 0 or header_close < 0:
         return _decided(outcome, None, "the loop could not be read")
     body_start = header_close + 1
     while body_start < len(source) and source[body_start : body_start + 1].isspace():
         body_start += 1
     if source[body_start : body_start + 1] == b"{":
-        body_end = _matching(source, body_start, b"{", b"}")
+        body_end = matching_bracket(source, body_start, b"{", b"}")
     else:
         body_end = source.find(b";", body_start)
     body = source[body_start : body_end + 1].decode("utf-8", "replace")
@@ -146,7 +147,7 @@ def _loop_bound(outcome, hit, rule, source: bytes):
 def _count_through_variable(outcome, hit, source: bytes):
     start, end = _enclosing_function(source, hit.start)
     scope = source[start:end].decode("utf-8", "replace")
-    call_text = source[hit.start : _matching(source, source.find(b"(", hit.end), b"(", b")") + 1]
+    call_text = source[hit.start : matching_bracket(source, source.find(b"(", hit.end), b"(", b")") + 1]
     variable = re.search(rb"\(\s*([A-Za-z_]\w*)\s*\)", call_text)
     if variable is None:
         return _decided(outcome, None, "the argument is not a variable")
@@ -201,30 +202,8 @@ def _enclosing_function(source: bytes, offset: int) -> tuple[int, int]:
         opened = start if closed < 0 else None  # only the last block can be still open at offset
     if opened is None:
         return 0, len(source)
-    end = _matching(source, opened, b"{", b"}")
+    end = matching_bracket(source, opened, b"{", b"}")
     return opened, (end + 1 if end >= 0 else len(source))
-
-
-def _matching(source: bytes, open_at: int, opener: bytes, closer: bytes) -> int:
-    """Where the bracket opened at open_at closes, skipping comments and literals; -1 if never."""
-    if open_at < 0:
-        return -1
-    pattern = re.compile(
-        rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
-        + re.escape(opener)
-        + b"|"
-        + re.escape(closer),
-        re.S,
-    )
-    depth = 0
-    for m in pattern.finditer(source, open_at):
-        if m.group() == opener:
-            depth += 1
-        elif m.group() == closer:
-            depth -= 1
-            if depth == 0:
-                return m.start()
-    return -1
 
 
 def _argument_count(text: str, open_at: int) -> int:

@@ -1,0 +1,42 @@
+"""`assert` under HIP's NVIDIA headers: nvidia_hip_runtime.h redefines it for device compilation as
+`if (!COND) ...`, without parentheses around COND. nvcc's device pass reads the whole unit, so
+`assert(NULL != p)` becomes `!NULL != p` (a bool against a pointer: the unit does not compile)
+and `assert(i < n)` tests `!i < n` in device code. The port writes the condition in parentheses
+wherever it is more than one operand, which every compiler reads as before."""
+
+from __future__ import annotations
+
+import re
+
+from hipport.diagnostics import Edit
+from hipport.parse.lines import COMMENT_STRING_CHAR, matching_bracket
+
+_ASSERT = re.compile(rb"(?<![\w$.>:])assert\s*\(")
+_SKIPPED = re.compile(COMMENT_STRING_CHAR + rb"|^[ \t]*#[ \t]*(?:include|define)[^\n]*", re.S | re.M)
+# one operand: a name, maybe negated, with members, subscripts and calls (no operator between)
+_OPERAND = re.compile(rb"!*\s*[A-Za-z_]\w*(?:\s*(?:\.|->|::)\s*[A-Za-z_]\w*|\s*\[[^\[\]]*\]|\s*\([^()]*\))*\s*", re.S)
+
+
+def assert_paren_edits(source: bytes) -> list[Edit]:
+    if b"assert" not in source:
+        return []
+    skipped = [m.span() for m in _SKIPPED.finditer(source)]
+    edits = []
+    for call in _ASSERT.finditer(source):
+        if any(start <= call.start() < end for start, end in skipped):
+            continue
+        opened = call.end() - 1
+        closed = matching_bracket(source, opened, b"(", b")")
+        if closed < 0:
+            continue
+        condition = source[opened + 1 : closed]
+        if not condition.strip() or _OPERAND.fullmatch(condition) or _parenthesized(condition):
+            continue
+        edits += [Edit(opened + 1, opened + 1, b"("), Edit(closed, closed, b")")]
+    return edits
+
+
+def _parenthesized(condition: bytes) -> bool:
+    """The whole condition is one parenthesised expression: `(a != b)`, not `(a) != (b)`."""
+    text = condition.strip()
+    return text.startswith(b"(") and matching_bracket(text, 0, b"(", b")") == len(text) - 1
