@@ -79,8 +79,12 @@ def test_nvidia_checks_a_c_unit_without_hip_headers_as_c(tmp_path):
     plain_c, with_hip = tmp_path / "plain.c", tmp_path / "hip.c"
     plain_c.write_text("#include <stdlib.h>\nint main(void) { char *p = malloc(1); free(p); return 0; }\n")
     with_hip.write_text("#include <hip/hip_runtime.h>\nint main(void) { return hipInit(0); }\n")
+    through_header = tmp_path / "main.c"
+    (tmp_path / "base.h").write_text('#include "inner.h"\n')
+    (tmp_path / "inner.h").write_text("#include <hip/hip_runtime.h>\n")
+    through_header.write_text('#include "base.h"\nint main(void) { return 0; }\n')
     nvcc = Nvcc(SETTINGS, "nvcc", Path("/hip/include"))
-    for unit, language in ((plain_c, "c"), (with_hip, "cu")):
+    for unit, language in ((plain_c, "c"), (with_hip, "cu"), (through_header, "cu")):
         argv = nvcc.check_command(unit).argv
         assert argv[argv.index("-x") + 1] == language
 

@@ -45,6 +45,7 @@ CUDA_LIBRARIES = {
     "cuda": "cuda",
 }
 _HIP_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/', re.M)
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)\.h[>"]', re.M)
 
 
@@ -149,7 +150,8 @@ class Nvcc:
     def check_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         flags = self.settings.unit_flags([unit])
         base = self._base()
-        if self.settings.compiles_as_c(unit) and (self.hip_headers is None or not _includes_hip(unit)):
+        searched = (*self.settings.include_dirs, *include_dirs)
+        if self.settings.compiles_as_c(unit) and (self.hip_headers is None or not _includes_hip(unit, searched)):
             # plain nvcc (the original) compiles a .c file as C with the host compiler; hipcc on
             # the NVIDIA platform passes -x cu for every file, so a port's .c that includes HIP's
             # headers (which are C++ there) is CUDA here, and one the port left without them is C
@@ -263,8 +265,20 @@ class HipCpu:
         return Headers(path, header_version(path))
 
 
-def _includes_hip(unit: Path) -> bool:
+def _includes_hip(unit: Path, include_dirs: tuple[Path, ...] = (), depth: int = 8) -> bool:
+    """Whether the unit includes a HIP header, itself or through the project headers it quotes
+    (found beside the including file or in include_dirs)."""
     try:
-        return _HIP_INCLUDE.search(unit.read_bytes()) is not None
+        text = unit.read_bytes()
     except OSError:
         return True
+    if _HIP_INCLUDE.search(text):
+        return True
+    if depth == 0:
+        return False
+    for quoted in _QUOTED_INCLUDE.findall(text):
+        name = quoted.decode("utf-8", "replace")
+        found = next((d / name for d in (unit.parent, *include_dirs) if (d / name).is_file()), None)
+        if found is not None and _includes_hip(found, include_dirs, depth - 1):
+            return True
+    return False
