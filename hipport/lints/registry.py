@@ -23,6 +23,7 @@ NAMES = (
     "device-launch",
     "handle-arithmetic",
     "loop-bound",
+    "macro-named-definition",
     "macro-test",
     "member",
     "name",
@@ -35,7 +36,7 @@ MATCHERS: dict[str, Matcher] = {
     name: import_module(f"{__package__}.{name.replace('-', '_')}").MATCHER for name in NAMES
 }
 # Run by the engine on the file's syntax tree, in this order (their findings and guards are added in it).
-FILE_MATCHERS = (MATCHERS["vector-operator"], MATCHERS["own-overload"])
+FILE_MATCHERS = (MATCHERS["vector-operator"], MATCHERS["own-overload"], MATCHERS["macro-named-definition"])
 NAME_TRIGGERED = frozenset(n for n, m in MATCHERS.items() if m.trigger == NAME)
 LITERAL_TRIGGERED = frozenset(n for n, m in MATCHERS.items() if m.trigger == LITERAL)
 OWN_NAME_SILENCES = frozenset(n for n, m in MATCHERS.items() if m.own_name_silences)
