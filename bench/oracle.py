@@ -104,6 +104,8 @@ def oracle(corpus: Path, progs: list[dict], work: Path, jobs: int, progress) -> 
     plain = Nvcc(ToolSettings(platform="nvidia", database=database), nvcc, None)
     cache_path = work / "oracle-cache.json"
     cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    # a failure whose output an older cache cut at its start may have lost its first error: compile again
+    cache = {key: hit for key, hit in cache.items() if hit["ok"] or len(hit["output"]) < _KEPT}
     jobs_list = []
     for p in progs:
         key_base = _folder_hash(corpus / p["name"]) if p["units"] else ""
@@ -183,6 +185,8 @@ def cached_checks(units: list[Path], out: Path, toolchain, include_dirs: tuple[P
     from hipport.verify import CompileResult, check_unit, unit_include_dirs
 
     cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    # a failure whose output an older cache cut at its start may have lost its first error: compile again
+    cache = {key: hit for key, hit in cache.items() if hit["ok"] or len(hit["output"]) < _KEPT}
     folders: dict[Path, str] = {}
 
     def one(unit: Path):
@@ -194,7 +198,7 @@ def cached_checks(units: list[Path], out: Path, toolchain, include_dirs: tuple[P
         key = hashlib.sha256((folders[folder] + " ".join(command.argv)).encode()).hexdigest()
         if key not in cache:
             r = check_unit(toolchain, unit, dirs)
-            cache[key] = {"ok": r.ok, "first_error": r.first_error, "output": r.output[:20000]}
+            cache[key] = {"ok": r.ok, "first_error": r.first_error, "output": _kept(r.output)}
         progress(unit)
         hit = cache[key]
         return CompileResult(str(unit), hit["ok"], hit["first_error"], hit["output"])
@@ -228,6 +232,20 @@ def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], 
     return {v.unit if isinstance(v.unit, str) else Path(v.unit).as_posix():
             {"verdict": v.verdict, "clean": bool(v.clean), "error": (v.first_error or v.detail or "")[:300]}
             for v in verdicts}
+
+
+_FIRST_ERROR = re.compile(r"^\S*?(?::\d+(?::\d+)?: (?:fatal )?error:|\(\d+\): (?:catastrophic )?error)", re.M)
+_KEPT = 20000
+
+
+def _kept(output: str) -> str:
+    """The part of a compile's output the cache keeps: from a little before its first error (the
+    include chain that led there), so a unit with pages of warnings still shows why it failed."""
+    if len(output) <= _KEPT:
+        return output
+    first = _FIRST_ERROR.search(output)
+    start = max(0, first.start() - 4000) if first else 0
+    return output[start : start + _KEPT]
 
 
 _WHERE = re.compile(r"^\S*?(?::\d+(?::\d+)?:|\(\d+\):)\s*(?:(?:fatal )?error:?\s*)?")

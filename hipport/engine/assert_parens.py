@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from hipport.diagnostics import Edit
-from hipport.parse.lines import COMMENT_STRING_CHAR, matching_bracket
+from hipport.parse.lines import COMMENT_STRING_CHAR, matches_in_code, matching_bracket
 
 _ASSERT = re.compile(rb"(?<![\w$.>:])assert\s*\(")
 _SKIPPED = re.compile(COMMENT_STRING_CHAR + rb"|^[ \t]*#[ \t]*(?:include|define)[^\n]*", re.S | re.M)
@@ -20,11 +20,8 @@ _OPERAND = re.compile(rb"!*\s*[A-Za-z_]\w*(?:\s*(?:\.|->|::)\s*[A-Za-z_]\w*|\s*\
 def assert_paren_edits(source: bytes) -> list[Edit]:
     if b"assert" not in source:
         return []
-    skipped = [m.span() for m in _SKIPPED.finditer(source)]
     edits = []
-    for call in _ASSERT.finditer(source):
-        if any(start <= call.start() < end for start, end in skipped):
-            continue
+    for call in matches_in_code(_ASSERT, source, _SKIPPED):
         opened = call.end() - 1
         closed = matching_bracket(source, opened, b"(", b")")
         if closed < 0:

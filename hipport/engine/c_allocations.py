@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from hipport.diagnostics import Edit
-from hipport.parse.lines import COMMENT_STRING_CHAR
+from hipport.parse.lines import COMMENT_STRING_CHAR, matches_in_code
 
 _ALLOCATOR = re.compile(rb"(?<![\w.>])(?:malloc|calloc|realloc)\s*\(")
 _SKIPPED = re.compile(COMMENT_STRING_CHAR + rb"|^[ \t]*#[^\n]*", re.S | re.M)
@@ -29,11 +29,8 @@ def allocation_cast_edits(source: bytes) -> list[Edit]:
     """A `(T *)` before each allocator call whose result initialises or is assigned to a T*."""
     if not _ALLOCATOR.search(source):
         return []
-    skipped = [m.span() for m in _SKIPPED.finditer(source)]
     edits = []
-    for call in _ALLOCATOR.finditer(source):
-        if any(start <= call.start() < end for start, end in skipped):
-            continue
+    for call in matches_in_code(_ALLOCATOR, source, _SKIPPED):
         pointer = _pointer_type(source, call.start())
         if pointer is not None:
             edits.append(Edit(call.start(), call.start(), b"(" + pointer + b")"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _BREAK = re.compile(rb"\r\n?|\n")
 
@@ -39,3 +40,11 @@ def matching_bracket(source: bytes, open_at: int, opener: bytes, closer: bytes) 
             if depth == 0:
                 return m.start()
     return -1
+
+
+def matches_in_code(pattern: re.Pattern[bytes], source: bytes, skipped: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+    """pattern's matches in source that do not start inside a match of skipped (comments, literals)."""
+    spans = [m.span() for m in skipped.finditer(source)]
+    for m in pattern.finditer(source):
+        if not any(start <= m.start() < end for start, end in spans):
+            yield m
