@@ -137,6 +137,19 @@ def test_an_nvcc_error_at_a_macro_call_is_explained_by_a_finding_on_a_later_line
     assert v.verdict == "port-fault"
 
 
+def test_an_error_in_the_branch_a_cuda_version_test_takes_under_hip_is_expected(tmp_path, libraries):
+    # HP301: HIP does not define CUDART_VERSION, so AMD compiles the #else branch, stale code and all
+    text = ("#if CUDART_VERSION >= 2020\nvoid f() { run(); }\n#else\n#ifdef VERBOSE\nvoid v();\n#endif\n"
+            "void f() { print_min_spec(); }\n#endif\nvoid g() { h(); }\n")
+    out, report = make_tree(tmp_path, {"a.hip": text}, findings={"a.hip": [finding("HP301", 1, "CUDART_VERSION", "warning")]})
+    v = verdict_of(out, report, libraries, "a.hip",
+                   failed(f"{out}/a.hip:7:12: error: use of undeclared identifier 'print_min_spec'\n"))
+    assert v.verdict == "expected" and v.finding["name"] == "CUDART_VERSION"
+    # outside the #if's branches the finding explains nothing
+    v = verdict_of(out, report, libraries, "a.hip", failed(f"{out}/a.hip:9:12: error: use of undeclared identifier 'h'\n"))
+    assert v.verdict == "port-fault"
+
+
 def test_a_finding_in_an_included_project_header_naming_the_hip_name_expects_it(tmp_path, libraries):
     files = {"a.hip": '#include "util/check.h"\nint main() { return 0; }\n',
              "util/check.h": "#include <deep.h>\n", "inc/deep.h": "void g() { hipNewThing(); }\n"}

@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipport.verify import CompileResult, rule_library_headers
-from hipport.verify.diag import FirstError, error_kind, first_error, quoted_names
+from hipport.verify.diag import FirstError, Location, error_kind, first_error, quoted_names
 from hipport.verify.includes import IncludeGraph
 
 PREDICTING = frozenset({"error", "warning"})
 # how far an nvcc error's statement is followed, and the text that ends one
 _STATEMENT_LINES = 12
 _STATEMENT_ENDS = (b";", b"{", b"}")
+_DIRECTIVE = re.compile(rb"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
 _TRAILING_COMMENT = re.compile(rb"\s*(?://.*|/\*.*?\*/\s*)$")
 CLASSES = ("ok", "no-lib", "no-include", "expected", "semantic", "port-fault")
 # A clean unit whose failure is one of these kept the report's promise: nothing hipport could port.
@@ -53,6 +54,7 @@ class LibraryTable:
     prefixes: tuple[tuple[str, str], ...]
     semantic_codes: frozenset[str]
     platform_codes: frozenset[str] = frozenset()  # findings that bind a unit to one HIP platform
+    branch_codes: frozenset[str] = frozenset()  # findings that say an #if takes another branch under HIP
 
     def library_of(self, header: str) -> str | None:
         header = header.lstrip("./")
@@ -85,6 +87,7 @@ def library_table(rules, data: Path | None = None) -> LibraryTable:
         tuple(prefixes),
         frozenset(table.get("semantic_codes", [])),
         frozenset(table.get("platform_codes", [])),
+        frozenset(table.get("branch_codes", [])),
     )
 
 
@@ -236,7 +239,8 @@ class Joiner:
         its include chain, its macro notes), else one naming what the error names, else one
         naming the missing header, else, for an error with no location in the tree's sources (ptxas
         on the PTX nvcc generated), one whose code binds the unit to one HIP platform (platform_codes
-        of rules/verify/libraries.toml: HP441). Errors before warnings at each step."""
+        of rules/verify/libraries.toml: HP441), else one on an #if whose branch holds the error and
+        which takes another branch under HIP (branch_codes: HP301). Errors before warnings at each step."""
         at_lines: set[tuple[str, int]] = set()
         for location in error.locations:
             rel = self.rel(location.file)
@@ -250,17 +254,45 @@ class Joiner:
         names = error.names()
         header = error.missing_header
         ranked = sorted(scope, key=lambda item: item[1].get("severity") != "error")
+        branches = self._branches(error.locations[0]) if error.locations else set()
         steps = (
             lambda rel, f: (rel, f.get("line")) in at_lines,
             lambda rel, f: bool(names & _finding_names(f)),
             lambda rel, f: header is not None and (f.get("name") == header or f"'{header}'" in f.get("message", "")),
             lambda rel, f: not at_lines and f.get("code") in self.libraries.platform_codes,
+            lambda rel, f: f.get("code") in self.libraries.branch_codes and (rel, f.get("line")) in branches,
         )
         for explains in steps:
             for rel, finding in ranked:
                 if explains(rel, finding):
                     return rel, finding
         return None
+
+    def _branches(self, location: Location) -> set[tuple[str, int]]:
+        """(file, source line) of the #if, #elif and #else lines whose branches hold the location."""
+        rel = self.rel(location.file)
+        if rel is None:
+            return set()
+        try:
+            lines = (self.root / rel).read_bytes().splitlines()
+        except OSError:
+            return set()
+        found: set[tuple[str, int]] = set()
+        depth = 0
+        for number in range(min(location.line, len(lines) + 1) - 1, 0, -1):
+            directive = _DIRECTIVE.match(lines[number - 1])
+            if directive is None:
+                continue
+            word = directive.group(1)
+            if word == b"endif":
+                depth += 1
+            elif depth and word in (b"if", b"ifdef", b"ifndef"):
+                depth -= 1
+            elif not depth:  # a directive of a chain the location is inside
+                source_line = self.source_line(rel, number)
+                if source_line is not None:
+                    found.add((rel, source_line))
+        return found
 
     def _statement(self, rel: str, line: int) -> tuple[int, ...]:
         """The port's lines from line to the end of the statement that starts there: nvcc's front
