@@ -104,8 +104,6 @@ def oracle(corpus: Path, progs: list[dict], work: Path, jobs: int, progress) -> 
     plain = Nvcc(ToolSettings(platform="nvidia", database=database), nvcc, None)
     cache_path = work / "oracle-cache.json"
     cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
-    # a failure whose output an older cache cut at its start may have lost its first error: compile again
-    cache = {key: hit for key, hit in cache.items() if hit["ok"] or len(hit["output"]) < _KEPT}
     jobs_list = []
     for p in progs:
         key_base = _folder_hash(corpus / p["name"]) if p["units"] else ""
