@@ -73,6 +73,25 @@ def test_amd_checks_a_c_unit_as_host_c_the_way_nvcc_does():
     assert hip_nvidia[hip_nvidia.index("-x") + 1] == "cu"  # hipcc's on the NVIDIA platform
 
 
+@needs_nvcc
+def test_a_host_cpp_file_that_fails_as_cuda_is_checked_as_host_cxx_the_way_nvcc_reads_it(tmp_path):
+    # nvcc's implicit CUDA headers declare uchar4: as CUDA the file fails, as host C++ (nvcc's
+    # default for a .cpp) it compiles; one that includes HIP is CUDA under hipcc, and stays failed
+    from hipport.verify import check_unit
+
+    own = tmp_path / "loader.cpp"
+    own.write_text("typedef struct { unsigned char x, y, z, w; } uchar4;\nuchar4 pixel() { return uchar4(); }\n")
+    broken = tmp_path / "broken.cpp"
+    broken.write_text("int f() { return undeclared; }\n")
+    with_hip = tmp_path / "hip.cpp"
+    with_hip.write_text("#include <hip/hip_runtime.h>\ntypedef struct { unsigned char x, y, z, w; } uchar4;\n")
+    settings = ToolSettings(platform="nvidia", hip_path=HIP_NVIDIA / "include")
+    nvcc = Nvcc(settings, NVCC, HIP_NVIDIA / "include")
+    assert check_unit(nvcc, own).ok and check_unit(nvcc.original(()), own).ok
+    assert not check_unit(nvcc, broken).ok
+    assert nvcc.host_cxx_command(with_hip) is None and not check_unit(nvcc, with_hip).ok
+
+
 def test_nvidia_checks_a_c_unit_without_hip_headers_as_c(tmp_path):
     # HIP's NVIDIA headers are C++, so a port's .c that includes them is CUDA C++ (hipcc's -x cu);
     # one the port left without them is C, as its build compiles it

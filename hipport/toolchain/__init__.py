@@ -86,6 +86,14 @@ class ToolSettings:
         found = [f[5:] for f in self.unit_flags([unit]) if f.startswith("-std=")]
         return found[-1] if found else self.std
 
+    def may_be_host_cxx(self, unit: Path) -> bool:
+        """Whether nvcc's own reading of the unit is host C++: a .cpp, .cc or .cxx file whose build
+        does not name the language (`nvcc -x cu`). A build may still compile it as CUDA."""
+        if unit.suffix not in (".cpp", ".cc", ".cxx"):
+            return False
+        entry = database_entry(unit, self.database) if self.database else None
+        return getattr(entry, "language", None) in (None, "c++")
+
     def compiles_as_c(self, unit: Path) -> bool:
         """Whether nvcc builds the unit as host C: a .c file, unless its build names the language
         (`nvcc -x cu`, which HeCBench's Makefiles give their .c files)."""

@@ -160,6 +160,17 @@ class Nvcc:
         cmd = base + ["-c", "-o", "/dev/null", *flags]
         return Command((*cmd, *[f"-I{d}" for d in include_dirs], str(unit)))
 
+    def host_cxx_command(self, unit: Path, include_dirs: tuple[Path, ...] = ()) -> Command | None:
+        """The unit as host C++, nvcc's default for a .cpp file: tried where it fails as CUDA (a host
+        file that defines its own uchar4, which nvcc's implicit CUDA headers declare). Not for a
+        port that includes HIP's headers: hipcc builds every file as CUDA on NVIDIA."""
+        searched = (*self.settings.include_dirs, *include_dirs)
+        if not self.settings.may_be_host_cxx(unit) or (self.hip_headers is not None and _includes_hip(unit, searched)):
+            return None
+        argv = list(self.check_command(unit, include_dirs).argv)
+        argv[argv.index("-x") + 1] = "c++"
+        return Command(tuple(argv))
+
     def build_command(self, units: list[Path], output: Path, include_dirs: tuple[Path, ...] = ()) -> Command:
         cmd = self._base() + ["-O2", *[f"-I{d}" for d in include_dirs], *self.settings.unit_flags(units)]
         return Command((*cmd, *map(str, units), "-o", str(output), *self.link_flags(units)))

@@ -69,6 +69,14 @@ def check_unit(toolchain, path: Path, include_dirs: tuple[Path, ...] = (), extra
         argv = command.argv
         command = type(command)((*argv[:-1], *extra_flags, argv[-1]), command.env)
     proc = command.run()
+    host_cxx = getattr(toolchain, "host_cxx_command", None)
+    fallback = host_cxx(path, include_dirs) if proc.returncode != 0 and host_cxx is not None else None
+    if fallback is not None and extra_flags:
+        fallback = type(fallback)((*fallback.argv[:-1], *extra_flags, fallback.argv[-1]), fallback.env)
+    if fallback is not None:
+        retried = fallback.run()
+        if retried.returncode == 0:
+            proc = retried
     output = proc.stdout + proc.stderr
     found = first_error(output)
     if found is not None:
