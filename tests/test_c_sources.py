@@ -43,7 +43,8 @@ def test_assert_conditions_of_more_than_one_operand_are_parenthesised_once():
     assert parens("assert(i < n && j);") == "assert((i < n && j));"
     assert parens("assert((a) < (b));") == "assert(((a) < (b)));"
     for source in ("assert(p);", "assert(!s.ok());", "assert(p->q[3]);", "assert((a < b));",
-                   "static_assert(a == b, \"\");", "my_assert(a == b);", "// assert(a == b);"):
+                   "static_assert(a == b, \"\");", "my_assert(a == b);", "// assert(a == b);",
+                   "assert(a == b, \"a project's own two-argument assert\");"):
         assert parens(source) == source, source
     once = parens("assert(a == b);")
     assert parens(once) == once
