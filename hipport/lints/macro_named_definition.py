@@ -28,7 +28,7 @@ _CONTAINERS = frozenset(
 
 
 def findings(source: bytes, lints: Sequence[StructuralLint], root: Callable[[], Any]) -> list[SemanticFinding]:
-    wanted = [lint for lint in lints if any(re.search(rf"\b{re.escape(n)}\s*\(".encode(), source) for n in lint.names)]
+    wanted = [lint for lint in lints if any(n.encode() in source and _called(n, source) for n in lint.names)]
     if not wanted:
         return []
     line_starts = line_starts_of(source)
@@ -50,12 +50,17 @@ def findings(source: bytes, lints: Sequence[StructuralLint], root: Callable[[], 
     return found
 
 
+def _called(name: str, source: bytes) -> bool:
+    """name followed by `(`: a call or a definition (the substring test, done first, is the cheap one)."""
+    return re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\(", source) is not None
+
+
 def _finding(lint: StructuralLint, name_node, name: str, source: bytes, line_starts, start: int) -> SemanticFinding:
     prelude = (lint.fix_definition or "").replace("{name}", name)
     safe = bool(prelude) and lint.fix_safe
     line_start = line_starts[bisect.bisect_right(line_starts, start) - 1]
-    newline = b"\r\n" if b"\r\n" in source[:200] else b"\n"
-    edits = ((line_start, line_start, prelude.replace("\n", newline.decode()).encode()),) if safe else ()
+    newline = "\r\n" if b"\r\n" in source[:200] else "\n"  # lints sit below hipport.parse (its newline_of)
+    edits = ((line_start, line_start, prelude.replace("\n", newline).encode()),) if safe else ()
     return SemanticFinding(
         lint.code,
         name_node.start_byte,

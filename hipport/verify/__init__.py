@@ -64,17 +64,11 @@ def check_unit(toolchain, path: Path, include_dirs: tuple[Path, ...] = (), extra
     """Compile one unit with the toolchain's compile-check command; the first error, clang's or nvcc's."""
     from hipport.verify.diag import first_error
 
-    command = toolchain.check_command(path, include_dirs)
-    if extra_flags:
-        argv = command.argv
-        command = type(command)((*argv[:-1], *extra_flags, argv[-1]), command.env)
-    proc = command.run()
+    proc = _with_flags(toolchain.check_command(path, include_dirs), extra_flags).run()
     host_cxx = getattr(toolchain, "host_cxx_command", None)
     fallback = host_cxx(path, include_dirs) if proc.returncode != 0 and host_cxx is not None else None
-    if fallback is not None and extra_flags:
-        fallback = type(fallback)((*fallback.argv[:-1], *extra_flags, fallback.argv[-1]), fallback.env)
     if fallback is not None:
-        retried = fallback.run()
+        retried = _with_flags(fallback, extra_flags).run()
         if retried.returncode == 0:
             proc = retried
     output = proc.stdout + proc.stderr
@@ -86,6 +80,13 @@ def check_unit(toolchain, path: Path, include_dirs: tuple[Path, ...] = (), extra
         errors = [line for line in output.splitlines() if re.search(r"\berror\b|\bfatal\b", line)]
         first = errors[0] if errors else ""
     return CompileResult(str(path), proc.returncode == 0, first, output)
+
+
+def _with_flags(command, extra_flags: tuple[str, ...]):
+    """command with extra_flags before its last argument, the unit."""
+    if not extra_flags:
+        return command
+    return type(command)((*command.argv[:-1], *extra_flags, command.argv[-1]), command.env)
 
 
 def compile_bytes(source: bytes, name: str = "snippet.hip", **kwargs) -> CompileResult:

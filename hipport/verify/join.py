@@ -273,10 +273,7 @@ class Joiner:
         rel = self.rel(location.file)
         if rel is None:
             return set()
-        try:
-            lines = (self.root / rel).read_bytes().splitlines()
-        except OSError:
-            return set()
+        lines = self._port_lines(rel)
         found: set[tuple[str, int]] = set()
         depth = 0
         for number in range(min(location.line, len(lines) + 1) - 1, 0, -1):
@@ -294,14 +291,18 @@ class Joiner:
                     found.add((rel, source_line))
         return found
 
+    def _port_lines(self, rel: str) -> list[bytes]:
+        """The lines of a file of the port ([] when it cannot be read)."""
+        try:
+            return (self.root / rel).read_bytes().splitlines()
+        except OSError:
+            return []
+
     def _statement(self, rel: str, line: int) -> tuple[int, ...]:
         """The port's lines from line to the end of the statement that starts there: nvcc's front
         end reports an error inside a macro's arguments at the line where the invocation begins,
         so the name at fault may be on a later line of it."""
-        try:
-            lines = (self.root / rel).read_bytes().splitlines()
-        except OSError:
-            return (line,)
+        lines = self._port_lines(rel)
         last = line
         while last < min(len(lines), line + _STATEMENT_LINES) and not _ends_statement(lines[last - 1]):
             last += 1
