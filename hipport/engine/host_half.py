@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from hipport.parse.lines import COMMENT_STRING
+from hipport.parse.lines import COMMENT_STRING, enclosing_heads
 
 _SKIP = re.compile(COMMENT_STRING, re.S)
 # name<..., half, ...>( : a call of a function template with a half type argument
@@ -47,20 +47,5 @@ def host_half_findings(source: bytes) -> list[tuple[str, int, int, str, str]]:
 
 
 def _in_device_function(source: bytes, at: int) -> bool:
-    """Inside a function whose signature says __global__ or __device__ (the enclosing top-level braces)."""
-    depth, i = 0, at
-    while i > 0:
-        i -= 1
-        c = source[i : i + 1]
-        if c == b"}":
-            depth += 1
-        elif c == b"{":
-            if depth == 0:
-                line = source.rfind(b";", 0, i)
-                close = source.rfind(b"}", 0, i)
-                head = source[max(line, close) + 1 : i]
-                if _DEVICE.search(head):
-                    return True
-            else:
-                depth -= 1
-    return False
+    """Inside a function whose signature says __global__ or __device__."""
+    return any(_DEVICE.search(head) for head in enclosing_heads(source, at))

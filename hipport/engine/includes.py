@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from hipport.diagnostics import Edit
+from hipport.engine.host_math import with_host_math
 from hipport.engine.polyfills import guarded_block
 from hipport.options import Options
 from hipport.parse.lines import newline_of
@@ -58,9 +59,9 @@ def plan_includes(
     )
     if runtime in targets:
         _runtime_first(source, parsed, rules, ported, first_ported, needs_runtime, plan)
-        return plan
-    if needs_runtime or first_ported is not None or (needs_runtime_api and rules.runtime_api_include not in targets):
+    elif needs_runtime or first_ported is not None or (needs_runtime_api and rules.runtime_api_include not in targets):
         plan.edits.append(_runtime_include(source, parsed, runtime, first_ported))
+    plan.edits = with_host_math(source, targets, rules, plan.edits)
     return plan
 
 

@@ -48,3 +48,20 @@ def matches_in_code(pattern: re.Pattern[bytes], source: bytes, skipped: re.Patte
     for m in pattern.finditer(source):
         if not any(start <= m.start() < end for start, end in spans):
             yield m
+
+
+def enclosing_heads(source: bytes, at: int) -> Iterator[bytes]:
+    """What precedes each brace enclosing offset at, innermost first, back to the previous `;` or
+    `}`: a function's signature, a class or namespace head. A scan of braces, not a parse."""
+    depth, i = 0, at
+    while i > 0:
+        i -= 1
+        c = source[i : i + 1]
+        if c == b"}":
+            depth += 1
+        elif c == b"{":
+            if depth == 0:
+                head_start = max(source.rfind(b";", 0, i), source.rfind(b"}", 0, i)) + 1
+                yield source[head_start:i]
+            else:
+                depth -= 1

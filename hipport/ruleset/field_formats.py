@@ -76,6 +76,7 @@ FORMATS: dict[tuple[str, str], tuple[re.Pattern[str], str]] = {
     ("rename", "roc"): CXX_NAME,
     ("rename", "value_test"): CONDITION,
     ("polyfill", "hip"): IDENTIFIER,
+    ("polyfill", "variants"): IDENTIFIER,
     ("unsupported", "roc"): CXX_NAME,
     ("namespace", "hip"): QUALIFIED,
     ("wrap_argument", "wrapper"): CXX_NAME,  # HIP_SYMBOL, or a cast: static_cast<unsigned long long>

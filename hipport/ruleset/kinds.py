@@ -99,7 +99,8 @@ KINDS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "name_set": ({"set": STR, "names": STR_LIST}, {"about": STR}),
     # a device function HIP lacks, written out: calls are renamed to `hip`, which the port defines
     # in the file from `definition`, once and guarded, before the first use (engine/polyfills.py)
-    "polyfill": ({"cuda": STR, "hip": STR, "definition": STR}, {"note": STR}),
+    # variants: other CUDA names with the same definition, spelled with their names (loader.polyfill_variants)
+    "polyfill": ({"cuda": STR, "hip": STR, "definition": STR}, {"note": STR, "variants": STR_LIST}),
     # an include path (or a path prefix ending in /) in ported code -> the library a build needs;
     # nvidia_limit: why this include does not build for NVIDIA with current CUDA (HP441 unless --platform amd)
     "library_need": ({"include": STR, "library": STR}, {"package": STR, "note": STR, "nvidia_limit": STR}),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from hipport.identity import code_identity
@@ -218,6 +219,18 @@ def _merge_headers(ruleset: RuleSet, data: dict, origin: Origin, library: str) -
         )
 
 
+def polyfill_variants(entry: dict) -> list[tuple[str, str, str]]:
+    """A polyfill rule, and one for each of its `variants`: the same definition with the CUDA name
+    and the port's name spelled for the variant (__ldcs, hipport_ldcs -> __ldcg, hipport_ldcg)."""
+    cuda, hip, definition = entry["cuda"], entry["hip"], entry["definition"]
+    found = [(cuda, hip, definition)]
+    for variant in entry.get("variants", ()):
+        variant_hip = hip.replace(cuda.lstrip("_"), variant.lstrip("_"))
+        spelled = re.sub(rf"\b{re.escape(hip)}\b", variant_hip, definition)
+        found.append((variant, variant_hip, re.sub(rf"(?<![\w]){re.escape(cuda)}\b", variant, spelled)))
+    return found
+
+
 def _merge_call_rules(ruleset: RuleSet, data: dict, origin: Origin) -> None:
     """What is done at a call or a use beyond a rename: wraps, lints, rewrites, accessors and structural lints."""
     for entry in data.get("wrap_argument", []):
@@ -231,7 +244,8 @@ def _merge_call_rules(ruleset: RuleSet, data: dict, origin: Origin) -> None:
             entry["cuda"], entry["code"], entry["message"], origin, entry.get("severity"), entry.get("once", False)
         )
     for entry in data.get("polyfill", []):
-        ruleset.polyfills[entry["cuda"]] = (entry["hip"], entry["definition"])
+        for cuda, hip, definition in polyfill_variants(entry):
+            ruleset.polyfills[cuda] = (hip, definition)
     for entry in data.get("rewrite", []):
         ruleset.rewrites[entry["cuda"]] = make_rewrite(entry, origin)
     _merge_argument_rules(ruleset, data.get("argument_rewrite", []), origin)
