@@ -61,7 +61,8 @@ def test_a_unit_that_compiles_is_ok_and_clean_without_findings(tmp_path, librari
 @pytest.mark.parametrize("header, library", [("hipblas/hipblas.h", "hipblas"), ("hipfft/hipfft.h", "hipfft"),
                                              ("GL/freeglut.h", "OpenGL"), ("mpi.h", "MPI"),
                                              ("thrust/device_vector.h", "rocThrust"),
-                                             ("nvmedia_2d.h", "NvMedia"), ("drm_fourcc.h", "libdrm")])
+                                             ("nvmedia_2d.h", "NvMedia"), ("drm_fourcc.h", "libdrm"),
+                                             ("torch/extension.h", "PyTorch"), ("c10/hip/HIPGuard.h", "PyTorch")])
 def test_a_missing_library_header_is_no_lib(tmp_path, libraries, header, library):
     out, report = make_tree(tmp_path, {"a.hip": f"#include <{header}>\n"})
     v = verdict_of(out, report, libraries, "a.hip",
