@@ -24,10 +24,9 @@ def test_the_tensor_op_gemm_algorithm_names_hipblas_default(rules):
     )
 
 
-def test_a_streaming_store_names_a_plain_or_non_temporal_store(rules):
-    (message,) = _hp101(b"__global__ void k(float *p) { __stcs(p, 1.0f); }\n", rules)
-    assert "use a plain store (*ptr = value)" in message
-    assert "__builtin_nontemporal_store(value, ptr)" in message
+def test_a_load_that_must_fetch_again_names_a_volatile_load(rules):
+    (message,) = _hp101(b"__global__ void k(int *p, int *q) { *q = __ldcv(p); }\n", rules)
+    assert "use a load through a volatile pointer (*(volatile T *)ptr)" in message
 
 
 def test_a_name_without_a_next_step_says_only_that_hip_lacks_it(rules):
@@ -40,8 +39,8 @@ def test_explain_shows_the_next_step(rules):
     assert result["entries"][0]["replacement"].startswith("HIPBLAS_GEMM_DEFAULT")
     text = render_explain(result)
     assert "instead, use:      HIPBLAS_GEMM_DEFAULT" in text
-    shown = CliRunner().invoke(main, ["explain", "__stcs"])
-    assert "instead, use:" in shown.output and "plain store" in shown.output
+    shown = CliRunner().invoke(main, ["explain", "__ldcv"])
+    assert "instead, use:" in shown.output and "volatile pointer" in shown.output
 
 
 def test_a_user_rule_file_gives_its_own_next_step(tmp_path):
