@@ -43,9 +43,12 @@ def matching_bracket(source: bytes, open_at: int, opener: bytes, closer: bytes) 
 
 
 def matches_in_code(pattern: re.Pattern[bytes], source: bytes, skipped: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
-    """pattern's matches in source that do not start inside a match of skipped (comments, literals)."""
-    spans = [m.span() for m in skipped.finditer(source)]
+    """pattern's matches in source that do not start inside a match of skipped (comments, literals).
+    The skipped spans are found only once pattern matches: most files have no match at all."""
+    spans: list[tuple[int, int]] | None = None
     for m in pattern.finditer(source):
+        if spans is None:
+            spans = [s.span() for s in skipped.finditer(source)]
         if not any(start <= m.start() < end for start, end in spans):
             yield m
 
