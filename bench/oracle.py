@@ -213,7 +213,8 @@ def verify_column(column: str, out: Path, report_path: Path, progs: list[dict], 
     from hipport.cli.common import _load_rules
     from hipport.toolchain import make_toolchain
     from hipport.toolchain.compdb import load
-    from hipport.verify.join import Report, join, library_table
+    from hipport.verify.join import Report, join
+    from hipport.verify.libraries import library_table
 
     database = load(write_database(out, progs, work / f"{column}-compile_commands.json"))
     settings = column_settings(column, database, corpus)

@@ -15,7 +15,7 @@ from hipport.parse import backend_for
 from hipport.project import ProjectHeaders
 from hipport.ruleset.model import RuleSet
 
-SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"})
+SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".inl", ".hip"})
 
 
 class PortError(Exception):

@@ -34,7 +34,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from hipport.engine.linkage import RUNTIME_USE, runtime_via
+from hipport.engine.linkage import RUNTIME_USE, own_header, runtime_via
 from hipport.engine.warp.enable import (
     DEVICE_CODE,
     USES_DEVICE_CODE,
@@ -107,9 +107,13 @@ class ProjectHeaders:
             pending.extend(self._includes[header])
             probed.update(self._probed[header])
         for name in includes:  # each resolved (and its headers read) above
-            included = self._resolve(directory, name)[0]
-            if included is not None and self._gets_runtime(included):
+            included, tried = self._resolve(directory, name)
+            if included is None:
+                continue
+            if self._gets_runtime(included):
                 names.add(runtime_via(name))
+            if not name.startswith("<") and self._is_file(tried[0]):
+                names.add(own_header(name))  # found beside the file, where the compiler looks first
         return frozenset(names), frozenset(probed)
 
     def _gets_runtime(self, root: Path) -> bool:

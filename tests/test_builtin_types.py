@@ -59,3 +59,19 @@ def test_own_types_scans_a_file_once_for_all_its_markers(monkeypatch, rules):
     assert own("float2") and own("int4") and not own("float3") and not own("cudaError_t")
     assert len(scans) == 2  # a new file (OwnTypes), one more scan
     assert OwnTypes(source, "own.cpp")("float3") and len(scans) == 2  # not CUDA: every vector type is its own
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "runtime"),
+    [
+        ("kernel.cu", b"uint4 pack(unsigned a) { uint4 v; v.x = a; return v; }\n", True),
+        # written to be #included (by C++ files too, which may #define uint4 themselves first)
+        ("common.cu", b"#ifndef COMMON_CU\n#define COMMON_CU\nstruct P { uint4 data; };\n#endif\n", False),
+        ("common.cu", b"// shared layout\n#pragma once\nstruct P { uint4 data; };\n", False),
+        ("common.cuh", b"#pragma once\nstruct P { uint4 data; };\n", True),
+        ("late.cu", b"#include <stdio.h>\n#ifndef LATE\n#define LATE\nuint4 v;\n#endif\n", True),
+    ],
+)
+def test_a_guarded_cu_is_a_fragment_its_vector_types_need_no_runtime_include(path, source, runtime, rules):
+    result = port_bytes(source, rules, Options(), path)
+    assert (b"hip/hip_runtime.h" in result.output) is runtime

@@ -67,3 +67,23 @@ def test_convert_include_dir_makes_a_project_macro_the_projects_own(tmp_path):
     one = runner.invoke(main, ["convert", str(project / "src" / "main.cu"), "-o", str(tmp_path / "one.hip"),
                                "--include-dir", str(project / "include")])
     assert one.exit_code == 0 and "HP102" not in one.output, one.output
+
+
+def test_a_quoted_header_beside_the_file_is_the_projects_even_with_a_cuda_name(tmp_path):
+    """"cuda.h" next to the unit is what the compiler includes: the port keeps the include. The same
+    name from another folder, or angled, is CUDA's driver header and becomes HIP's runtime."""
+    project = tmp_path / "proj"
+    (project / "util").mkdir(parents=True)
+    (project / "util" / "cuda.h").write_bytes(b"#pragma once\nint device_count(void);\n")
+    unit = b'#include "cuda.h"\nint device_count(void) { int n; cudaGetDeviceCount(&n); return n; }\n'
+    (project / "util" / "cuda.cu").write_bytes(unit)
+    (project / "main.cu").write_bytes(unit)
+    (project / "angled.cu").write_bytes(unit.replace(b'"cuda.h"', b"<cuda.h>"))
+    (project / "dot.hh").write_bytes(b"inline void sync() { cudaDeviceSynchronize(); }\n")
+    result = CliRunner().invoke(main, ["convert", str(project), "-o", str(tmp_path / "out"), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    assert (out / "util" / "cuda.cu").read_bytes().startswith(b'#include <hip/hip_runtime.h>\n#include "cuda.h"\n')
+    assert b'#include "hip/hip_runtime.h"' in (out / "main.cu").read_bytes()
+    assert b"#include <hip/hip_runtime.h>" in (out / "angled.cu").read_bytes()
+    assert b"hipDeviceSynchronize" in (out / "dot.hh").read_bytes()  # a .hh header is ported like a .h

@@ -16,7 +16,8 @@ from hipport.cli import main
 from hipport.ruleset.loader import load_rules
 from hipport.verify import CompileResult, translation_units
 from hipport.verify.diag import error_kind, first_error
-from hipport.verify.join import Report, join, library_table
+from hipport.verify.join import Report, join
+from hipport.verify.libraries import library_table
 from hipport.verify.summary import summarize, table_lines
 
 
@@ -96,6 +97,37 @@ def test_a_missing_project_header_elsewhere_in_the_tree_is_an_include_path_probl
     # a name that only ends like it is another header
     v = verdict_of(out, report, libraries, "a.hip", failed(f"{out}/a.hip:1:10: fatal error: 'ions.h' file not found\n"))
     assert v.verdict == "port-fault"
+
+
+def test_a_missing_header_the_cuda_source_includes_too_is_the_builds_not_the_ports(tmp_path, libraries):
+    """config.h made by configure, or another project's header: the port did not write that include.
+    A CUDA header the source includes is still the port's to replace, and a header only the port
+    names is the port's fault."""
+    files = {"a.hip": '#include <hip/hip_runtime.h>\n#include "config.h"\n#include <cuda/barrier>\n#include "only.h"\n'}
+    sources = {"a.hip": '#include "config.h"\n#include <cuda/barrier>\n'}
+    out, report = make_tree(tmp_path, files, sources)
+    v = verdict_of(out, report, libraries, "a.hip", failed(f"{out}/a.hip:2:10: fatal error: 'config.h' file not found\n"))
+    assert v.verdict == "no-include" and "CUDA source includes it too" in v.detail
+    v = verdict_of(out, report, libraries, "a.hip",
+                   failed(f"{out}/a.hip:3:10: fatal error: 'cuda/barrier' file not found\n"))
+    assert v.verdict == "port-fault"
+    v = verdict_of(out, report, libraries, "a.hip",
+                   failed(f"{out}/a.hip:4:10: fatal error: 'only.h' file not found\n"))
+    assert v.verdict == "port-fault"
+
+
+def test_a_relative_report_root_is_found_beside_the_report(tmp_path, monkeypatch):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "r.json").write_text(json.dumps({"schema": 1, "root": "src", "files": []}))
+    monkeypatch.chdir(tmp_path / "src")  # verify runs elsewhere than convert did
+    assert Report.load(tmp_path / "r.json").root == tmp_path / "src"
+
+
+def test_an_angled_include_of_a_fragment_beside_the_unit_makes_it_a_header(tmp_path):
+    """`#include <kernel.cu>` with the unit's folder on the include path (-I.)."""
+    (tmp_path / "bfs.cu").write_text("#include <kernel.cu>\nint main() {}\n")
+    (tmp_path / "kernel.cu").write_text("__global__ void k() {}\n")
+    assert [u.name for u in translation_units(tmp_path)] == ["bfs.cu"]
 
 
 def test_a_header_finding_naming_the_missing_header_expects_it(tmp_path, libraries):

@@ -8,7 +8,7 @@ from test_verify_join import failed, finding, make_tree, verdict_of
 
 from hipport.ruleset.loader import load_rules
 from hipport.verify.diag import first_error
-from hipport.verify.join import library_table
+from hipport.verify.libraries import library_table
 
 PTXAS = (
     "ptxas /tmp/tmpxft_0001_00000000-6_k.ptx, line 209; error   : Instruction 'vote' without '.sync' is not "

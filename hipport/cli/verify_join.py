@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from hipport.verify import CompileResult
-from hipport.verify.join import Report, join, library_table
+from hipport.verify.join import Report, join
+from hipport.verify.libraries import library_table
 from hipport.verify.summary import as_json, summarize, table_lines, unit_line
 
 

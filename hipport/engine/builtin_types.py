@@ -1,5 +1,8 @@
 """CUDA's built-in vector types mark a file as needing the runtime header (nvcc includes it in every
-.cu), unless the file declares a type of that name itself (a CPU-only float2, say)."""
+.cu), unless the file declares a type of that name itself (a CPU-only float2, say).
+
+A .cu with an include guard is written to be #included, by C++ files too: what its vector types
+mean is the including file's business (nvcc never compiled it alone), as for a .h."""
 
 from __future__ import annotations
 
@@ -13,6 +16,13 @@ _DECLARED = re.compile(
     rb"\b(?=(?:struct|class|union)\s+" + _NAME + rb"\b|typedef\b[^;]*\b" + _NAME + rb"\s*;|using\s+" + _NAME + rb"\s*=)"
 )
 
+# An include guard or #pragma once before any code (comments and blank lines may come first; the
+# group is atomic so that a long run of them costs one pass, never a backtracking search).
+_GUARDED = re.compile(
+    rb"(?>\s|//[^\n]*|/\*.*?\*/)*+#[ \t]*(?:pragma[ \t]+once\b|ifndef[ \t]+(\w+)[^\n]*\n[ \t]*#[ \t]*define[ \t]+\1\b)",
+    re.S,
+)
+
 
 class OwnTypes:
     """own_types(name): the marker is a vector type the file declares itself (struct, class, typedef or
@@ -24,7 +34,8 @@ class OwnTypes:
 
     def __init__(self, source: bytes, path: str = "") -> None:
         self.source = source
-        self.cuda = path.lower().endswith((".cu", ".cuh", "<stdin>"))
+        lowered = path.lower()
+        self.cuda = lowered.endswith((".cuh", "<stdin>")) or (lowered.endswith(".cu") and not _GUARDED.match(source))
         self._declared: frozenset[str] | None = None
 
     def __call__(self, name: str) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from hipport.diagnostics import Edit
 from hipport.engine.host_math import with_host_math
+from hipport.engine.linkage import own_header
 from hipport.engine.polyfills import guarded_block
 from hipport.options import Options
 from hipport.parse.lines import newline_of
@@ -27,7 +28,13 @@ class IncludePlan:
 
 
 def plan_includes(
-    source: bytes, parsed: ParsedFile, rules: RuleSet, options: Options, needs_runtime: bool, needs_runtime_api: bool
+    source: bytes,
+    parsed: ParsedFile,
+    rules: RuleSet,
+    options: Options,
+    needs_runtime: bool,
+    needs_runtime_api: bool,
+    declared_elsewhere: frozenset[str] = frozenset(),
 ) -> IncludePlan:
     plan = IncludePlan()
     kept: list[tuple[str, tuple[int, ...]]] = []
@@ -37,7 +44,9 @@ def plan_includes(
         if handled:
             plan.edits.extend([inline] if inline is not None else [])
             continue
-        target = _target(site, rules, options, plan)
+        # "cuda.h" beside the file is the project's own header: the compiler never reaches CUDA's
+        own = _quoted(source, site) and own_header(site.path) in declared_elsewhere
+        target = site.path if own else _target(site, rules, options, plan)
         if target is None or (target != site.path and _already_included(kept, target, site.scope)):
             _remove_line(source, site, plan)
             if target is None:
@@ -95,15 +104,19 @@ def _runtime_first(
 ) -> None:
     """A CUDA include ported to the runtime moves up to just before the first include that
     needs it: a ported CUDA header, or in device code (which nvcc compiled with the runtime
-    included first) a project header, which may test the runtime's guard."""
+    included first) a project header, which may test the runtime's guard, or <assert.h>, whose
+    assert HIP's NVIDIA header would otherwise replace with a bare trap."""
     runtime = next((site for site, target in ported if target == rules.runtime_include), None)
     if runtime is None:
         return  # the user wrote hip_runtime.h: their order stands
     anchor = first_ported
     if device_code:
         quoted = next((site for site in parsed.includes if _quoted(source, site)), None)
-        if quoted is not None and (anchor is None or quoted.line_start < anchor.line_start):
-            anchor = quoted
+        asserts = rules.code_tables.name_set("assert-headers")
+        defines_assert = next((site for site in parsed.includes if site.path in asserts), None)
+        for site in (quoted, defines_assert):
+            if site is not None and (anchor is None or site.line_start < anchor.line_start):
+                anchor = site
     if anchor is None or anchor.line_start >= runtime.line_start:
         return
     if anchor.scope or runtime.scope or not _removable(source, runtime):

@@ -40,6 +40,12 @@ def runtime_via(include: str) -> str:
     return f"<runtime-via:{include}>"
 
 
+def own_header(include: str) -> str:
+    """The mark hipport.project adds to the names a file sees when its "quoted" include names a
+    file beside it: the compiler takes that one, even where its name is a CUDA header's ("cuda.h")."""
+    return f"<own-header:{include}>"
+
+
 def linkage_blocks(source: bytes) -> list[tuple[int, int]]:
     """(start of the line that opens the block, offset of its closing brace) for each extern "C" block."""
     if b'extern "C"' not in source:

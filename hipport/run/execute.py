@@ -28,7 +28,7 @@ from hipport.run.runtime import precompiled_prelude, runtime_headers
 from hipport.run.settings import RunSettings, relocate
 from hipport.toolchain.compilers import HipCpu
 
-BRIDGED_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"})
+BRIDGED_SUFFIXES = frozenset({".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".inl"})
 BUILD_TIMEOUT = 600
 _MISSING = re.compile(r"fatal error: ([^:\s]+): No such file")
 

@@ -1,7 +1,8 @@
 """A ported tree's include graph, followed the way the compiler follows it.
 
 "x.h" is looked for beside the including file, then in the include directories; <x.h> in
-the include directories only. Only files inside the tree count (project headers): a
+the include directories, then beside the including file (verify puts a unit's folder last on
+its include path, as a build's -I. does). Only files inside the tree count (project headers): a
 system or library header is never a place the report could have predicted anything.
 #if branches are not evaluated, so a header behind `#ifdef _WIN32` counts as included:
 for "which findings could explain this failure" one header too many costs nothing.
@@ -60,7 +61,9 @@ class IncludeGraph:
         return order
 
     def _resolve(self, directory: Path, quoted: bool, name: str) -> Path | None:
-        candidates = ((directory,) if quoted else ()) + self.include_dirs
+        # verify compiles each unit with its own folder last on the include path (unit_include_dirs),
+        # so an angled name is found there too: `#include <kernel.cu>` beside the unit is its fragment
+        candidates = (directory, *self.include_dirs) if quoted else (*self.include_dirs, directory)
         for base in candidates:
             found = Path(os.path.normpath(base / name))
             if self.inside(found) and found.is_file():

@@ -23,19 +23,20 @@ import difflib
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipport.verify import CompileResult, rule_library_headers
+from hipport.verify import CompileResult
 from hipport.verify.diag import FirstError, Location, error_kind, first_error, quoted_names
 from hipport.verify.includes import IncludeGraph
+from hipport.verify.libraries import LibraryTable
 
 PREDICTING = frozenset({"error", "warning"})
 # how far an nvcc error's statement is followed, and the text that ends one
 _STATEMENT_LINES = 12
 _STATEMENT_ENDS = (b";", b"{", b"}")
 _DIRECTIVE = re.compile(rb"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+_INCLUDED = re.compile(rb'\s*#\s*include\s*[<"]([^>"]+)[>"]')
 _TRAILING_COMMENT = re.compile(rb"\s*(?://.*|/\*.*?\*/\s*)$")
 CLASSES = ("ok", "no-lib", "no-include", "expected", "semantic", "port-fault")
 # A clean unit whose failure is one of these kept the report's promise: nothing hipport could port.
@@ -44,51 +45,6 @@ HONEST = ("ok", "no-lib", "no-include")
 
 class ReportError(Exception):
     """The report cannot be read or is not a convert report."""
-
-
-@dataclass(frozen=True)
-class LibraryTable:
-    """Which library a missing header belongs to, and which codes name semantic differences."""
-
-    exact: dict[str, str]
-    prefixes: tuple[tuple[str, str], ...]
-    semantic_codes: frozenset[str]
-    platform_codes: frozenset[str] = frozenset()  # findings that bind a unit to one HIP platform
-    branch_codes: frozenset[str] = frozenset()  # findings that say an #if takes another branch under HIP
-
-    def library_of(self, header: str) -> str | None:
-        header = header.lstrip("./")
-        if header in self.exact:
-            return self.exact[header]
-        return next((name for prefix, name in self.prefixes if header.startswith(prefix)), None)
-
-    def semantic(self, code: str) -> bool:
-        return code in self.semantic_codes or f"{code[:-1]}x" in self.semantic_codes
-
-
-def library_table(rules, data: Path | None = None) -> LibraryTable:
-    """The ROCm headers the rules emit (named after their directory: hipblas) plus the
-    third-party libraries of rules/verify/libraries.toml."""
-    from hipport.ruleset.loader import builtin_rules_dir
-
-    exact = rule_library_headers(rules)
-    path = data or builtin_rules_dir() / "verify" / "libraries.toml"
-    with open(path, "rb") as f:
-        table = tomllib.load(f)
-    prefixes: list[tuple[str, str]] = []
-    for library in table.get("library", []):
-        for header in library["headers"]:
-            if header.endswith(("/", "_")):  # a directory, or a family of names (nvmedia_)
-                prefixes.append((header, library["name"]))
-            else:
-                exact.setdefault(header, library["name"])
-    return LibraryTable(
-        exact,
-        tuple(prefixes),
-        frozenset(table.get("semantic_codes", [])),
-        frozenset(table.get("platform_codes", [])),
-        frozenset(table.get("branch_codes", [])),
-    )
 
 
 @dataclass
@@ -116,7 +72,17 @@ class Report:
             findings[ported] = entry.get("findings", [])
             sources[ported] = entry["path"]
         root = data.get("root")
-        return cls(Path(root) if root else None, findings, sources)
+        return cls(_source_root(root, Path(path)) if root else None, findings, sources)
+
+
+def _source_root(root: str, report: Path) -> Path:
+    """convert writes the root as it was given, relative to where it ran: that is most often where
+    the report was written too, or where verify runs now."""
+    given = Path(root)
+    if given.is_absolute():
+        return given
+    beside = Path(os.path.abspath(report)).parent / given
+    return beside if beside.is_dir() and not given.is_dir() else given
 
 
 @dataclass
@@ -196,6 +162,13 @@ class Joiner:
             verdict.detail = f"{header} is in the tree ({elsewhere}) but not on the include path: give -I or -p"
             return verdict
         match = self._explaining(error, scope)
+        if match is None and header and not self.libraries.is_cuda(header) and self._included_by_source(error, header):
+            verdict.verdict = "no-include"
+            verdict.detail = (
+                f"{header} is not in the tree, and the CUDA source includes it too (a header the build makes, "
+                "as configure makes config.h, or another project's): give -I or -p"
+            )
+            return verdict
         if match is None:
             verdict.verdict = "port-fault"
             verdict.detail = f"hipport bug (please report it): {verdict.first_error}"
@@ -221,6 +194,21 @@ class Joiner:
             self._files = sorted(p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file())
         tail = "/" + header.lstrip("./")
         return next((rel for rel in self._files if ("/" + rel).endswith(tail)), None)
+
+    def _included_by_source(self, error: FirstError, header: str) -> bool:
+        """Whether the CUDA source's line that the failing #include came from names header too:
+        the port did not write that include, so its absence is not the port's fault."""
+        rel = self.rel(error.file)
+        source_rel = self.report.sources.get(rel) if rel is not None else None
+        line = self.source_line(rel, error.line) if rel is not None else None
+        if self.report.root is None or source_rel is None or line is None:
+            return False
+        try:
+            lines = (self.report.root / source_rel).read_bytes().splitlines()
+        except OSError:
+            return False
+        named = _INCLUDED.match(lines[line - 1]) if 0 < line <= len(lines) else None
+        return named is not None and named.group(1) == header.encode("utf-8", "replace")
 
     def _shown(self, error: FirstError) -> str:
         """The error as file:line:col: message; an error in a system header also says which

@@ -168,6 +168,7 @@ class _Porter(NameRuleSteps, LintAndSemanticSteps):
             self.options,
             needs_runtime=self.uses_device_code or headers_need_runtime_first(declared_elsewhere, self.rules),
             needs_runtime_api=self.uses_runtime_api,
+            declared_elsewhere=declared_elsewhere,
         )
         runtime = self.rules.runtime_include
         out_of_linkage(self.source, parsed, include_plan.edits)
