@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hipport.engine.assert_parens import assert_paren_edits
 from hipport.engine.literal_suffix import literal_suffix_edits
+from hipport.engine.narrowing import narrowing_edits
 from hipport.engine.brace_assign import brace_assign_edits
 from hipport.engine.c_allocations import allocation_cast_edits
 from hipport.engine.dim3_from_uint3 import dim3_edits
@@ -117,6 +118,7 @@ class LintAndSemanticSteps(PortState):
         self.edits.extend(register_edits(self.source))  # C++17 has no `register`; hipcc rejects it
         self.edits.extend(brace_assign_edits(self.source))  # `h2 = {}` is ambiguous in HIP
         self.edits.extend(literal_suffix_edits(self.source))  # `"%"PRIu64`: clang reads a literal suffix
+        self.edits.extend(narrowing_edits(self.source))  # `int a[] = {0.0}`: clang rejects the narrowing
         configs = [span for launch in parsed.launches for span in launch.config[:2]]
         self.edits.extend(dim3_edits(self.source, configs))  # HIP's dim3 has no constructor from uint3
         self.edits.extend(template_keyword_edits(self.source, parsed.syntax.root))  # `X<T>::template f<N>()`
