@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hipport.engine.assert_parens import assert_paren_edits
+from hipport.engine.includes import header_rule
 from hipport.engine.literal_suffix import literal_suffix_edits
 from hipport.engine.narrowing import narrowing_edits
 from hipport.engine.brace_assign import brace_assign_edits
@@ -124,10 +125,25 @@ class LintAndSemanticSteps(PortState):
         self.edits.extend(template_keyword_edits(self.source, parsed.syntax.root))  # `X<T>::template f<N>()`
         for finding in host_half_findings(self.source):
             self._finding(*finding)
-        if self.options.platform != "amd" and (self.uses_runtime_api or self.uses_device_code):
+        nvidia = self.options.platform != "amd" and (self.uses_runtime_api or self.uses_device_code)
+        if nvidia and not self._cuda_assert_in_force(parsed):
             self.edits.extend(assert_paren_edits(self.source))  # HIP's NVIDIA assert(COND) is `!COND`
         if self._c_made_hip():
             self.edits.extend(allocation_cast_edits(self.source))  # hipcc on NVIDIA builds a .c as C++
+
+    def _cuda_assert_in_force(self, parsed: ParsedFile) -> bool:
+        """<assert.h> comes after the runtime include in the port (hipport.engine.includes moves the
+        runtime above it), so CUDA's assert is the one defined last and HIP's NVIDIA macro needs no
+        parentheses, which would show in the failure message (`Assertion `(i < n)' failed`)."""
+        asserts = self.rules.code_tables.name_set("assert-headers")
+        if not any(site.path in asserts and not site.scope for site in parsed.includes):
+            return False
+        runtime = self.rules.runtime_include
+        return not any(
+            site.scope
+            for site in parsed.includes
+            if (rule := header_rule(self.rules, site.path)) and rule.hip == runtime
+        )
 
     def _c_made_hip(self) -> bool:
         """A C source the port gives HIP's headers: hipcc on NVIDIA builds it as CUDA C++."""
