@@ -75,3 +75,22 @@ def test_the_ported_host_file_compiles_with_hip_6_3(tmp_path, rules):
     (out / "host.cpp").write_bytes(host)
     result = compile_check(out / "host.cpp", include_dirs=(include,), extra_flags=("-std=c++17",))
     assert result.ok, result.output
+
+
+@pytest.mark.parametrize(
+    ("source", "parenthesised"),
+    [
+        # device code: the runtime include moves above <assert.h>, CUDA's assert is in force
+        (b"#include <assert.h>\n#include <cuda_runtime.h>\n__global__ void k(int n) { assert(n > 0); }\n", False),
+        # host code only: the runtime include stays below <assert.h>, and nvcc's device pass of the
+        # port reads HIP's NVIDIA macro, `if (!COND)`, so the condition keeps its parentheses
+        (b"#include <assert.h>\n#include <cuda_runtime.h>\nvoid f(double *p) { cudaFree(p); assert(NULL != p); }\n",
+         True),
+    ],
+)
+def test_an_asserts_condition_is_parenthesised_where_hips_nvidia_macro_is_in_force(source, parenthesised, rules):
+    from hipport.porting import port_bytes
+
+    output = port_bytes(source, rules, Options(), "a.cu").output
+    assert (b"assert((" in output) is parenthesised
+    assert output.index(b"hip_runtime") < output.index(b"assert.h") or parenthesised

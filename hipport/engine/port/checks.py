@@ -136,7 +136,8 @@ class LintAndSemanticSteps(PortState):
         runtime above it), so CUDA's assert is the one defined last and HIP's NVIDIA macro needs no
         parentheses, which would show in the failure message (`Assertion `(i < n)' failed`)."""
         asserts = self.rules.code_tables.name_set("assert-headers")
-        if not any(site.path in asserts and not site.scope for site in parsed.includes):
+        # without device code the runtime include stays where it was, and nvcc's device pass still reads HIP's macro
+        if not self.uses_device_code or not any(site.path in asserts and not site.scope for site in parsed.includes):
             return False
         runtime = self.rules.runtime_include
         return not any(
