@@ -41,6 +41,14 @@ class Case:
         return ProjectHeaders().macros_visible_in(path, path.read_bytes())
 
 
+def with_edits(edits_of, text: str) -> str:
+    """text after the byte edits edits_of(source) plans for it (an engine fix tried on its own)."""
+    from hipport.engine.edits import apply_edits
+
+    source = text.encode()
+    return apply_edits(source, edits_of(source)).decode()
+
+
 def options_from_args(args) -> Options:
     """The subset of convert's flags that fixtures and rule self-tests use."""
     args, kwargs = list(args), {}

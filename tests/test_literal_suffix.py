@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from hipport.engine.edits import apply_edits
+from conftest import with_edits
 from hipport.engine.literal_suffix import literal_suffix_edits
 
 
 def fixed(text: str) -> str:
-    source = text.encode()
-    return apply_edits(source, literal_suffix_edits(source)).decode()
+    return with_edits(literal_suffix_edits, text)
 
 
 @pytest.mark.parametrize(

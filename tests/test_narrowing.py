@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from hipport.engine.edits import apply_edits
+from conftest import with_edits
 from hipport.engine.narrowing import narrowing_edits
 
 
 def fixed(text: str) -> str:
-    source = text.encode()
-    return apply_edits(source, narrowing_edits(source)).decode()
+    return with_edits(narrowing_edits, text)
 
 
 @pytest.mark.parametrize(

@@ -112,9 +112,7 @@ def _runtime_first(
     anchor = first_ported
     if device_code:
         quoted = next((site for site in parsed.includes if _quoted(source, site)), None)
-        asserts = rules.code_tables.name_set("assert-headers")
-        defines_assert = next((site for site in parsed.includes if site.path in asserts), None)
-        for site in (quoted, defines_assert):
+        for site in (quoted, assert_include(parsed, rules)):
             if site is not None and (anchor is None or site.line_start < anchor.line_start):
                 anchor = site
     if anchor is None or anchor.line_start >= runtime.line_start:
@@ -129,6 +127,12 @@ def _runtime_first(
             anchor.line_start, anchor.line_start, b"#include <" + rules.runtime_include.encode("ascii") + b">" + newline
         )
     )
+
+
+def assert_include(parsed: ParsedFile, rules: RuleSet) -> IncludeSite | None:
+    """The file's first include of a header that defines assert (name set "assert-headers")."""
+    asserts = rules.code_tables.name_set("assert-headers")
+    return next((site for site in parsed.includes if site.path in asserts), None)
 
 
 def _quoted(source: bytes, site: IncludeSite) -> bool:

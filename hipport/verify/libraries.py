@@ -57,5 +57,5 @@ def library_table(rules, data: Path | None = None) -> LibraryTable:
         frozenset(table.get("semantic_codes", [])),
         frozenset(table.get("platform_codes", [])),
         frozenset(table.get("branch_codes", [])),
-        frozenset(getattr(rules, "headers", {})),
+        frozenset(rules.headers),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hipport.engine.assert_parens import assert_paren_edits
-from hipport.engine.includes import header_rule
+from hipport.engine.includes import assert_include, header_rule
 from hipport.engine.literal_suffix import literal_suffix_edits
 from hipport.engine.narrowing import narrowing_edits
 from hipport.engine.brace_assign import brace_assign_edits
@@ -135,9 +135,9 @@ class LintAndSemanticSteps(PortState):
         """<assert.h> comes after the runtime include in the port (hipport.engine.includes moves the
         runtime above it), so CUDA's assert is the one defined last and HIP's NVIDIA macro needs no
         parentheses, which would show in the failure message (`Assertion `(i < n)' failed`)."""
-        asserts = self.rules.code_tables.name_set("assert-headers")
         # without device code the runtime include stays where it was, and nvcc's device pass still reads HIP's macro
-        if not self.uses_device_code or not any(site.path in asserts and not site.scope for site in parsed.includes):
+        defines_assert = assert_include(parsed, self.rules)
+        if not self.uses_device_code or defines_assert is None or defines_assert.scope:
             return False
         runtime = self.rules.runtime_include
         return not any(
